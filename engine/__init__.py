@@ -1,0 +1,7 @@
+"""Feature-emergence engine: the paper's data, network, training, probes and baselines."""
+
+from .config import Config, ConfigError, from_dict, validate
+from .run import DivergenceError, Run, Snapshot, World, build_world
+
+__all__ = ["Config", "ConfigError", "DivergenceError", "Run", "Snapshot", "World", "build_world",
+           "from_dict", "validate"]

@@ -1,0 +1,148 @@
+"""Fixed-feature baselines: the NTK (linearised network at its initialisation) and the factory
+that builds every method of Table 1 (RF, One Step and Two Step are frozen-layer Runs)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from .network import Params, activation
+from .run import FREEZE_AFTER, Run, Snapshot, World, check_finite
+from .trainer import Trainer
+
+METHODS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure",
+           "ntk_no_structure", "rf_no_structure")
+DEFAULT_METHODS = METHODS[:6]
+LABELS = {"network": "Network", "ntk": "NTK", "rf": "RF", "one_step": "One Step",
+          "two_step": "Two Step", "network_no_structure": "Network w/o structure",
+          "ntk_no_structure": "NTK w/o structure", "rf_no_structure": "RF w/o structure"}
+
+
+def tangent_parts(p0: Params, z: torch.Tensor, truncated: bool):
+    """σ(z_i), a_i σ'(z_i) at the initial network: the NTK features are
+    ∂g/∂a_i = σ(z_i), ∂g/∂w_i = a_i σ'(z_i) x, ∂g/∂b_i = a_i σ'(z_i) (σ' = I[z ∈ (0,1)])."""
+    pre = torch.addmm(p0.b, z, p0.q.T)
+    act, der = activation(pre, 0.0, truncated)
+    return act, der * p0.a[None, :]
+
+
+def ntk_features(p0: Params, z: torch.Tensor, truncated: bool = True) -> torch.Tensor:
+    """Explicit tangent features [∂g/∂a, ∂g/∂w (flattened), ∂g/∂b] per sample (small cases only)."""
+    act, slope = tangent_parts(p0, z, truncated)
+    dw = (slope[:, :, None] * z[:, None, :]).reshape(z.shape[0], -1)
+    return torch.cat([act, dw, slope], dim=1)
+
+
+class NTKRun:
+    """A linear classifier on the tangent features at the network's initialisation.
+
+    f(x) = ⟨θ - θ₀, ∇g(x; θ₀)⟩ / κ, trained from θ = θ₀ with the classifier-stage schedule
+    (η, λ, batch) for T steps on the hinge loss. κ = √E‖∇g(x; θ₀)‖² (on the probe sample)
+    puts the kernel on unit scale, so one step size serves the network and the NTK.
+    """
+
+    def __init__(self, world: World, method: str = "ntk"):
+        self.world, self.method, self.T = world, method, world.cfg.T
+        self.p0, self.t = world.init, 0
+        p0 = self.p0
+        self.da, self.dq, self.db = (torch.zeros_like(p0.a), torch.zeros_like(p0.q),
+                                     torch.zeros_like(p0.b))
+        # the same seeded batch order as the network's trainer
+        self._batcher = Trainer(p0, world.data, world.schedule, world.cfg.batch, world.cfg.seed, 0)
+        probe = world.data.z_train[:4096]
+        act, slope = tangent_parts(p0, probe, world.schedule.truncated)
+        sq = (act**2).sum(1) + (slope**2).sum(1) * ((probe**2).sum(1) + 1.0)
+        self.kappa = float(sq.mean().sqrt().clamp_min(1e-12))
+        self.history: list[Snapshot] = []
+        self._t0 = time.perf_counter()
+        self._record()
+
+    @property
+    def done(self) -> bool:
+        """True once T steps have been taken."""
+        return self.t >= self.T
+
+    def outputs(self, z: torch.Tensor) -> torch.Tensor:
+        """f(x) for coordinates z."""
+        act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
+        lin = torch.addmm(self.db, z, self.dq.T)
+        return (act @ self.da + (slope * lin).sum(1)) / self.kappa
+
+    def step(self) -> Snapshot:
+        """One mini-batch hinge-loss step on the linearised model."""
+        if self.done:
+            return self.history[-1]
+        self.t += 1
+        sp = self.world.schedule.later
+        z, y = self._batcher._batch(False)
+        act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
+        f = (act @ self.da + (slope * torch.addmm(self.db, z, self.dq.T)).sum(1)) / self.kappa
+        active = (y * f <= 1.0).to(z.dtype)
+        r = -(y * active) / (z.shape[0] * self.kappa)
+        gm = slope * r[:, None]
+        grads = (act.T @ r, gm.T @ z, gm.sum(0))
+        decay = 1.0 - 2.0 * sp.eta * sp.lam_a
+        self.da = self.da * decay - sp.eta * grads[0]
+        self.dq = self.dq * decay - sp.eta * grads[1]
+        self.db = self.db * decay - sp.eta * grads[2]
+        loss = float((1 - y * f).clamp_min(0).mean())
+        check_finite(self.t, loss, Params(self.dq, self.db, self.da), _G(grads))
+        return self._record()
+
+    def __iter__(self):
+        while not self.done:
+            yield self.step()
+
+    def _record(self) -> Snapshot:
+        ev, d = self.world.evaluator, self.world.data
+        full = self.t <= 2 or self.t >= self.T
+        out = []
+        for z, y, idx in ((d.z_train, d.y_train, ev._tr), (d.z_test, d.y_test, ev._te)):
+            if not full:
+                z, y = z.index_select(0, idx), y.index_select(0, idx)
+            margin = y * torch.cat([self.outputs(z[i:i + 16384]) for i in range(0, len(z), 16384)])
+            acc = (margin > 0).float().mean() + 0.5 * (margin == 0).float().mean()
+            out += [float((1 - margin).clamp_min(0).mean()), float(acc)]
+        nan = float("nan")
+        snap = Snapshot(self.t, self.T, self.world.schedule.stage(self.t), out[1], out[3], out[0],
+                        out[2], full, nan, nan, nan, nan, nan)
+        snap.elapsed = time.perf_counter() - self._t0
+        self.history.append(snap)
+        return snap
+
+    def summary(self) -> dict:
+        """Final accuracies; the cosine is not defined for the NTK ('NA')."""
+        last = self.history[-1]
+        return {"train_acc": last.train_acc, "test_acc": last.test_acc, "cos": None,
+                "steps": last.step}
+
+
+class _G:
+    """Adapter so check_finite can inspect the NTK's gradients."""
+
+    def __init__(self, grads):
+        self.a, self.q = grads[0], grads[1]
+
+
+def make_run(method: str, world: World, world_ns: World | None = None, embed: bool = True):
+    """Build the Run (or NTKRun) of a method; *_no_structure methods use world_ns."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    w = world_ns if method.endswith("_no_structure") else world
+    if w is None:
+        raise ValueError(f"{method} needs the world without input structure")
+    base = method.removesuffix("_no_structure")
+    if base == "ntk":
+        return NTKRun(w, method)
+    assert base in FREEZE_AFTER
+    run = Run(w, base, embed=embed)
+    run.method = method
+    return run
+
+
+def tangent_kernel(p0: Params, z: torch.Tensor, truncated: bool = True) -> np.ndarray:
+    """Empirical NTK Gram matrix ⟨∇g(x), ∇g(x')⟩ from the closed-form features (unscaled)."""
+    f = ntk_features(p0, z, truncated)
+    return (f @ f.T).double().cpu().numpy()

@@ -1,0 +1,58 @@
+"""Several methods trained side by side on the same data and initialisation, step by step."""
+
+from __future__ import annotations
+
+import time
+
+from .baselines import DEFAULT_METHODS, METHODS, make_run
+from .config import Config, validate
+from .run import World, build_world
+
+
+class Comparison:
+    """Runs the chosen methods in lockstep; step() advances each by one step."""
+
+    def __init__(self, cfg: Config, methods=DEFAULT_METHODS, device: str = "auto",
+                 space: str = "auto", embed: bool = False):
+        self.cfg = validate(cfg)
+        unknown = [m for m in methods if m not in METHODS]
+        if unknown:
+            raise ValueError(f"unknown method(s) {', '.join(unknown)}; choose from "
+                             f"{', '.join(METHODS)}")
+        self._t0 = time.perf_counter()
+        self.world: World = build_world(self.cfg, device, space)
+        needs_ns = any(m.endswith("_no_structure") for m in methods)
+        self.world_ns: World | None = None
+        if needs_ns:
+            self.world_ns = build_world(self.cfg.replace(structure=False), device, space)
+        self.runs = {m: make_run(m, self.world, self.world_ns, embed) for m in methods}
+        self.setup_s = time.perf_counter() - self._t0
+
+    @property
+    def t(self) -> int:
+        """Steps taken by the slowest method."""
+        return min(r.t for r in self.runs.values())
+
+    @property
+    def done(self) -> bool:
+        """True once every method has taken T steps."""
+        return all(r.done for r in self.runs.values())
+
+    def step(self) -> dict:
+        """Advance every unfinished method one step; returns method → Snapshot."""
+        return {m: r.step() for m, r in self.runs.items() if not r.done}
+
+    def run_all(self, on_step=None) -> None:
+        """Train to the end, calling on_step(t, snapshots) after each step."""
+        while not self.done:
+            snaps = self.step()
+            if on_step is not None:
+                on_step(self.t, snaps)
+
+    def summary(self) -> dict:
+        """method → {train_acc, test_acc, cos, steps}."""
+        return {m: r.summary() for m, r in self.runs.items()}
+
+    def elapsed(self) -> float:
+        """Seconds since the comparison was created."""
+        return time.perf_counter() - self._t0

@@ -1,0 +1,266 @@
+"""Run settings: one frozen dataclass, a spec table that drives validation, CLI, URL and UI."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A setting is out of range; the message names the setting, the value and what is allowed."""
+
+    def __init__(self, name: str, value: Any, allowed: str):
+        self.name, self.value, self.allowed = name, value, allowed
+        super().__init__(f"{name}={value!r} is not allowed: {allowed}")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one setting is typed, bounded and explained."""
+
+    kind: type
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple = ()
+    group: str = "data"
+    label: str = ""
+    help: str = ""
+    open_lo: bool = False  # lo itself excluded
+    open_hi: bool = False
+    optional: bool = False  # None means "derived from the schedule"
+
+    def allowed(self) -> str:
+        """Human-readable allowed range."""
+        if self.choices:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.kind is bool:
+            return "true or false"
+        lo = "(" if self.open_lo else "["
+        hi = ")" if self.open_hi else "]"
+        lo_v = "-inf" if self.lo is None else _fmt(self.lo)
+        hi_v = "inf" if self.hi is None else _fmt(self.hi)
+        word = "an integer" if self.kind is int else "a number"
+        tail = " (or 'auto')" if self.optional else ""
+        return f"{word} in {lo}{lo_v}, {hi_v}{hi}{tail}"
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e12 else f"{v:g}"
+
+
+SCENARIOS = ("sparse_coding",)
+LABELINGS = ("parity", "interval", "threshold", "custom")
+SCHEDULES = ("paper", "theory", "standard")
+THEORY_VARIANTS = ("lemma23", "thm26")
+CLASSIFIERS = ("schedule", "logreg")
+
+# The single source of truth for every setting. Names follow the paper's symbols.
+SPECS: dict[str, Spec] = {
+    "scenario": Spec(str, choices=SCENARIOS, label="scenario", help="data world"),
+    "labeling": Spec(str, choices=LABELINGS, label="labeling",
+                     help="parity: D_mix of App. E.1.1; interval: count in [t1, t2]; "
+                          "threshold: count > k/2; custom: count in P"),
+    "d": Spec(int, 2, 5000, label="d", help="input dimension"),
+    "D": Spec(int, 1, 5000, label="D", help="number of dictionary patterns (D ≤ d)"),
+    "k": Spec(int, 1, 500, label="k", help="number of class-relevant patterns (k ≤ D)"),
+    "p_o": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_o",
+                help="background pattern probability"),
+    "p_a": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_A",
+                help="relevant-pattern probability (interval/threshold/custom labelings)"),
+    "t1": Spec(int, 0, 500, label="t1", help="interval labeling: lower count"),
+    "t2": Spec(int, 0, 500, label="t2", help="interval labeling: upper count"),
+    "P": Spec(str, label="P", help="custom labeling: comma-separated counts labelled +1"),
+    "structure": Spec(bool, label="input structure",
+                      help="off = (A1'): all patterns uniform, same labeling rule"),
+    "neg_ratio": Spec(float, 0, 1, open_lo=True, open_hi=True, optional=True,
+                      label="negative ratio", help="fraction of class -1 (E.2.2); auto = natural"),
+    "noise": Spec(float, 0, 10, label="σ_ζ", help="additive Gaussian input noise (App. F)"),
+    "n": Spec(int, 10, 1_000_000, label="n", help="training samples"),
+    "n_test": Spec(int, 10, 1_000_000, label="n_test", help="test samples"),
+    "seed": Spec(int, 0, 2**31 - 1, label="seed", help="random seed of the run"),
+    "m": Spec(int, 1, 20_000, group="network", label="m", help="neuron pairs (width 2m)"),
+    "schedule": Spec(str, choices=SCHEDULES, group="network", label="schedule",
+                     help="paper: practical default; theory: Lemma 23/Thm 26; "
+                          "standard: ReLU, Gaussian init, SGD+momentum"),
+    "theory": Spec(str, choices=THEORY_VARIANTS, group="network", label="theory variant",
+                   help="which theorem's step-1 formulas the theory schedule uses"),
+    "T": Spec(int, 2, 100_000, group="steps", label="T", help="total steps"),
+    "batch": Spec(int, 1, 1_000_000, group="steps", label="batch",
+                  help="mini-batch size for steps t > 2"),
+    "eta1": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽¹⁾"),
+    "lam_w1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽¹⁾"),
+    "lam_a1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽¹⁾"),
+    "xi1": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽¹⁾"),
+    "eta2": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽²⁾"),
+    "lam_w2": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽²⁾"),
+    "lam_a2": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽²⁾"),
+    "xi2": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽²⁾"),
+    "eta": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η"),
+    "lam": Spec(float, 0, 1e12, optional=True, group="steps", label="λ"),
+    "xi": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ"),
+    "momentum": Spec(float, 0, 1, open_hi=True, optional=True, group="steps",
+                     label="momentum", help="SGD momentum (standard schedule)"),
+    "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
+                       help="how One/Two Step and RF train their top layer"),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of a run; None in a step-size field means 'from the schedule'."""
+
+    scenario: str = "sparse_coding"
+    labeling: str = "parity"
+    d: int = 500
+    D: int = 100
+    k: int = 5
+    p_o: float = 0.5
+    p_a: float = 2 / 3
+    t1: int = 20
+    t2: int = 30
+    P: str = ""
+    structure: bool = True
+    neg_ratio: float | None = None
+    noise: float = 0.0
+    n: int = 50_000
+    n_test: int = 10_000
+    seed: int = 0
+    m: int = 300
+    schedule: str = "paper"
+    theory: str = "lemma23"
+    T: int = 600
+    batch: int = 1000
+    eta1: float | None = None
+    lam_w1: float | None = None
+    lam_a1: float | None = None
+    xi1: float | None = None
+    eta2: float | None = None
+    lam_w2: float | None = None
+    lam_a2: float | None = None
+    xi2: float | None = None
+    eta: float | None = None
+    lam: float | None = None
+    xi: float | None = None
+    momentum: float | None = None
+    classifier: str = "schedule"
+
+    def replace(self, **changes: Any) -> Config:
+        """A validated copy with some settings changed."""
+        return validate(dataclasses.replace(self, **changes))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of the settings (JSON-safe)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def label_set(self) -> tuple[int, ...]:
+        """The counts labelled +1 (the paper's P ⊆ [k])."""
+        return label_set(self)
+
+
+def label_set(cfg: Config) -> tuple[int, ...]:
+    """P for the configured labeling."""
+    k = cfg.k
+    if cfg.labeling == "parity":
+        return tuple(i for i in range(1, k + 1) if i % 2 == 1)
+    if cfg.labeling == "interval":
+        return tuple(range(max(cfg.t1, 1), min(cfg.t2, k) + 1))
+    if cfg.labeling == "threshold":
+        return tuple(i for i in range(1, k + 1) if i > k / 2)
+    return parse_counts(cfg.P, k)
+
+
+def parse_counts(text: str, k: int) -> tuple[int, ...]:
+    """Parse a custom P like '1,3,5' into sorted counts within [1, k]."""
+    try:
+        counts = sorted({int(t) for t in str(text).replace(";", ",").split(",") if t.strip()})
+    except ValueError:
+        raise ConfigError("P", text, f"comma-separated integers in [1, {k}]") from None
+    if not counts or counts[0] < 1 or counts[-1] > k:
+        raise ConfigError("P", text, f"a non-empty list of integers in [1, {k}]")
+    return tuple(counts)
+
+
+def coerce(name: str, raw: Any) -> Any:
+    """Turn a string or loose value into the setting's type, or raise ConfigError."""
+    if name not in SPECS:
+        raise ConfigError(name, raw, "a known setting: " + ", ".join(SPECS))
+    spec = SPECS[name]
+    if spec.optional and (raw is None or (isinstance(raw, str) and raw.strip().lower()
+                                          in ("", "auto", "none"))):
+        return None
+    if spec.kind is bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(name, raw, spec.allowed())
+    if spec.kind is str:
+        return str(raw).strip()
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(name, raw, spec.allowed()) from None
+    if spec.kind is int:
+        if not math.isfinite(value) or not value.is_integer():
+            raise ConfigError(name, raw, spec.allowed())
+        return int(value)
+    return value
+
+
+def _check_range(name: str, value: Any) -> None:
+    spec = SPECS[name]
+    if value is None:
+        if not spec.optional:
+            raise ConfigError(name, value, spec.allowed())
+        return
+    if spec.choices and value not in spec.choices:
+        raise ConfigError(name, value, spec.allowed())
+    if spec.kind in (int, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            raise ConfigError(name, value, spec.allowed())
+        if spec.lo is not None and (value < spec.lo or (spec.open_lo and value == spec.lo)):
+            raise ConfigError(name, value, spec.allowed())
+        if spec.hi is not None and (value > spec.hi or (spec.open_hi and value == spec.hi)):
+            raise ConfigError(name, value, spec.allowed())
+
+
+def validate(cfg: Config) -> Config:
+    """Check every range and relation; return cfg or raise ConfigError."""
+    for name in SPECS:
+        _check_range(name, getattr(cfg, name))
+    if cfg.D > cfg.d:
+        raise ConfigError("D", cfg.D, f"an integer in [1, d] = [1, {cfg.d}] (D ≤ d)")
+    if cfg.k > cfg.D:
+        raise ConfigError("k", cfg.k, f"an integer in [1, D] = [1, {cfg.D}] (k ≤ D)")
+    if cfg.batch > cfg.n:
+        raise ConfigError("batch", cfg.batch, f"an integer in [1, n] = [1, {cfg.n}]")
+    if cfg.labeling == "parity" and cfg.k % 2 == 0:
+        raise ConfigError("k", cfg.k, "an odd integer for the parity labeling (App. E.1.1)")
+    if cfg.labeling == "interval" and not (cfg.t1 <= cfg.t2 <= cfg.k):
+        raise ConfigError("t2", cfg.t2, f"t1 ≤ t2 ≤ k, i.e. an integer in [{cfg.t1}, {cfg.k}]")
+    if cfg.labeling == "interval" and cfg.t2 < 1:
+        raise ConfigError("t2", cfg.t2, f"an integer in [1, {cfg.k}] (count 0 is always -1)")
+    if cfg.labeling == "custom":
+        counts = parse_counts(cfg.P, cfg.k)
+        if len(counts) == cfg.k + 1:
+            raise ConfigError("P", cfg.P, "a set that leaves at least one count labelled -1")
+    return cfg
+
+
+def from_dict(values: dict[str, Any], base: Config | None = None) -> Config:
+    """Build a validated Config from loose (e.g. string) values; unknown names are errors."""
+    base = base or Config()
+    changes = {name: coerce(name, raw) for name, raw in values.items()}
+    return validate(dataclasses.replace(base, **changes))
+
+
+def diff(cfg: Config, base: Config | None = None) -> dict[str, Any]:
+    """Settings that differ from base (default: the paper's default), for URLs and reports."""
+    base = base or Config()
+    return {k: v for k, v in cfg.to_dict().items() if getattr(base, k) != v}

@@ -1,0 +1,68 @@
+"""2-D maps of neuron directions: fast classical MDS on cosine geometry, and scikit-learn's SMACOF."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.where(norms > 0, norms, 1.0)
+
+
+def with_stars(weights: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Stack neuron weights with the two stars +Σ_A M and -Σ_A M as the last two rows."""
+    return np.vstack([weights, truth[None, :], -truth[None, :]])
+
+
+def classical(points: np.ndarray) -> np.ndarray:
+    """Classical MDS of the chord distances ‖u_i - u_j‖ = √(2 - 2cos): PCA of the unit vectors."""
+    u = unit_rows(np.asarray(points, dtype=np.float64))
+    u = u - u.mean(axis=0, keepdims=True)
+    # eigenvectors of the small Gram matrix in feature space: cheaper than an SVD when F << N
+    if u.shape[1] <= u.shape[0]:
+        vals, vecs = np.linalg.eigh(u.T @ u)
+        top = vecs[:, ::-1][:, :2]
+        emb = u @ top
+    else:
+        left, sing, _ = np.linalg.svd(u, full_matrices=False)
+        emb = left[:, :2] * sing[:2]
+    if emb.shape[1] < 2:
+        emb = np.hstack([emb, np.zeros((emb.shape[0], 2 - emb.shape[1]))])
+    return emb
+
+
+def align(emb: np.ndarray, prev: np.ndarray | None) -> np.ndarray:
+    """Rotate/reflect emb onto the previous frame (orthogonal Procrustes) so points do not jump."""
+    if prev is None or prev.shape != emb.shape:
+        return _canonical(emb)
+    u, _, vt = np.linalg.svd(emb.T @ prev)
+    return emb @ (u @ vt)
+
+
+def _canonical(emb: np.ndarray) -> np.ndarray:
+    """Deterministic orientation for a first frame: the +star (second-to-last row) to the right."""
+    star = emb[-2]
+    angle = np.arctan2(star[1], star[0]) if np.linalg.norm(star) > 1e-12 else 0.0
+    c, s = np.cos(-angle), np.sin(-angle)
+    return emb @ np.array([[c, s], [-s, c]])
+
+
+def embed(weights: np.ndarray, truth: np.ndarray, prev: np.ndarray | None = None) -> np.ndarray:
+    """(N+2)×2 map of neuron directions and the two stars, aligned to prev when given."""
+    return align(classical(with_stars(weights, truth)), prev).astype(np.float32)
+
+
+def smacof(weights: np.ndarray, truth: np.ndarray, seed: int = 0, n_init: int = 1,
+           max_iter: int = 300) -> np.ndarray:
+    """scikit-learn's metric MDS (SMACOF) on the dissimilarity 1 - cos, stars included."""
+    from sklearn.manifold import MDS
+
+    u = unit_rows(with_stars(np.asarray(weights, dtype=np.float64), truth))
+    dis = np.clip(1.0 - u @ u.T, 0.0, 2.0)
+    np.fill_diagonal(dis, 0.0)
+    dis = (dis + dis.T) / 2
+    mds = MDS(n_components=2, metric_mds=True, metric="precomputed", n_init=n_init,
+              init="classical_mds", max_iter=max_iter, random_state=seed)
+    return _canonical(mds.fit_transform(dis)).astype(np.float32)

@@ -1,0 +1,117 @@
+"""Gradient steps of the three-stage schedule, for the network and its frozen-layer variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .config import Config
+from .data import Dataset
+from .network import Grads, Params, hinge_grads
+from .schedule import Schedule, StepParams, init_scales
+from .data import Stats
+
+
+@dataclass
+class DeviceData:
+    """Train/test coordinates and labels as tensors on the run's device."""
+
+    z_train: torch.Tensor
+    y_train: torch.Tensor
+    z_test: torch.Tensor
+    y_test: torch.Tensor
+
+    @classmethod
+    def from_dataset(cls, ds: Dataset, device) -> DeviceData:
+        """Move a dataset to a device (float32)."""
+        t = lambda a: torch.as_tensor(a, dtype=torch.float32, device=device)  # noqa: E731
+        return cls(t(ds.z_train), t(ds.y_train), t(ds.z_test), t(ds.y_test))
+
+
+def init_params(cfg: Config, st: Stats, ds: Dataset, schedule: Schedule, device) -> Params:
+    """The paper's symmetric unbiased init (g⁽⁰⁾ ≡ 0), or independent Gaussian neurons (standard).
+
+    Weights are drawn in d-space on the CPU from the seed, then expressed in the data
+    coordinates, so the pattern-space and input-space paths start from the same network.
+    """
+    gen = torch.Generator().manual_seed(cfg.seed * 7919 + 17)
+    sw, sb, sa = init_scales(cfg, st)
+    half = cfg.m if schedule.symmetric_init else 2 * cfg.m
+    w = sw * torch.randn(half, cfg.d, generator=gen, dtype=torch.float64)
+    b = sb * torch.randn(half, generator=gen, dtype=torch.float64)
+    a = sa * torch.randn(half, generator=gen, dtype=torch.float64)
+    if schedule.symmetric_init:
+        w, b, a = torch.cat([w, w]), torch.cat([b, b]), torch.cat([a, -a])
+    basis = torch.as_tensor(ds.basis, dtype=torch.float64)
+    q = w @ basis
+    perp = None
+    if not ds.basis.shape[0] == ds.basis.shape[1]:
+        perp = (w - q @ basis.T).float().to(device)
+    f = lambda x: x.float().to(device)  # noqa: E731
+    return Params(f(q), f(b), f(a), perp, 1.0)
+
+
+class Trainer:
+    """Advances one parameter set step by step; the first layer freezes after `freeze_after`."""
+
+    def __init__(self, params: Params, data: DeviceData, schedule: Schedule,
+                 batch: int, seed: int, freeze_after: int | None = None):
+        self.p, self.data, self.schedule = params, data, schedule
+        self.batch, self.freeze_after, self.t = batch, freeze_after, 0
+        self._gen = torch.Generator().manual_seed(seed * 104729 + 3)
+        self._order, self._cursor = np.empty(0, dtype=np.int64), 0
+        self._vel: dict[str, torch.Tensor | float] = {}
+
+    def params_at(self, t: int) -> tuple[StepParams, bool]:
+        """Step parameters at step t and whether the first layer trains."""
+        if self.freeze_after is not None and t > self.freeze_after:
+            return self.schedule.later, False
+        return self.schedule.at(t), True
+
+    def _batch(self, full: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        z, y = self.data.z_train, self.data.y_train
+        if full or self.batch >= z.shape[0]:
+            return z, y
+        if self._cursor + self.batch > len(self._order):  # reshuffle each epoch
+            self._order = torch.randperm(z.shape[0], generator=self._gen).numpy()
+            self._cursor = 0
+        idx = torch.as_tensor(self._order[self._cursor:self._cursor + self.batch], device=z.device)
+        self._cursor += self.batch
+        return z.index_select(0, idx), y.index_select(0, idx)
+
+    def step(self) -> Grads:
+        """One update θ ← θ - η(∇L + 2λθ) (with momentum if set); returns the loss gradients."""
+        self.t += 1
+        sp, train_first = self.params_at(self.t)
+        z, y = self._batch(sp.full_batch)
+        g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first)
+        self._apply(g, sp, train_first)
+        return g
+
+    def _apply(self, g: Grads, sp: StepParams, train_first: bool) -> None:
+        p = self.p
+        p.a = self._move("a", p.a, g.a, sp.lam_a, sp)
+        if not train_first:
+            return
+        p.q = self._move("q", p.q, g.q, sp.lam_w, sp)
+        p.b = self._move("b", p.b, g.b, 0.0, sp)  # b is not regularised
+        if p.perp is not None:
+            p.perp_scale = float(self._move("perp", p.perp_scale, 0.0, sp.lam_w, sp))
+
+    def _move(self, key: str, value, grad, lam: float, sp: StepParams):
+        """value - η(grad + 2λ·value); the decay factor is formed in float64 first, so that
+        λ = 1/(2η) wipes the old value exactly instead of leaving float32 rounding residue
+        that would swamp the tiny step-1 weights (|w⁽¹⁾| ≈ 1e-9 at the paper's sizes)."""
+        if sp.momentum > 0:
+            vel = self._vel.get(key)
+            grad = grad + 2 * lam * value
+            grad = grad if vel is None else sp.momentum * vel + grad
+            self._vel[key] = grad
+            return value - sp.eta * grad
+        decay = 1.0 - 2.0 * sp.eta * lam
+        decay = 0.0 if abs(decay) < 1e-12 else decay
+        if decay == 0.0:
+            return -sp.eta * grad
+        return value * decay - sp.eta * grad
