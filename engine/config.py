@@ -242,6 +242,9 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("batch", cfg.batch, f"an integer in [1, n] = [1, {cfg.n}]")
     if cfg.labeling == "parity" and cfg.k % 2 == 0:
         raise ConfigError("k", cfg.k, "an odd integer for the parity labeling (App. E.1.1)")
+    if cfg.labeling == "parity" and cfg.structure and cfg.p_o > 2 / 3:
+        raise ConfigError("p_o", cfg.p_o, "a number in (0, 2/3] for the parity mixture "
+                          "(its D(1) part needs p_o/(2-2p_o) ≤ 1)")
     if cfg.labeling == "interval" and not (cfg.t1 <= cfg.t2 <= cfg.k):
         raise ConfigError("t2", cfg.t2, f"t1 ≤ t2 ≤ k, i.e. an integer in [{cfg.t1}, {cfg.k}]")
     if cfg.labeling == "interval" and cfg.t2 < 1:

@@ -1,0 +1,159 @@
+"""Command line: `python -m engine presets` and `python -m engine run --preset NAME ...`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from . import presets as preset_mod
+from .baselines import DEFAULT_METHODS, METHODS
+from .config import SPECS, Config, ConfigError, from_dict
+from .report import build_report, summary_table
+from .run import DivergenceError, pick_device
+
+EXIT_USAGE, EXIT_DIVERGED = 2, 3
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line (no usage dump) with exit code 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The CLI's argument parser."""
+    p = OneLineParser(prog="python -m engine", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    sub.add_parser("presets", help="list presets with their settings")
+    sub.add_parser("settings", help="list every setting with its allowed range")
+    r = sub.add_parser("run", help="train methods and print the Table-1-style summary")
+    r.add_argument("--preset", default="paper-parity", help="a name from `presets`")
+    r.add_argument("--seed", help="random seed (overrides the preset)")
+    r.add_argument("--seeds", default="1", help="number of seeds seed, seed+1, ... to average")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
+    r.add_argument("--methods", default=",".join(DEFAULT_METHODS),
+                   help="comma-separated subset of: " + ", ".join(METHODS))
+    r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    r.add_argument("--out", help="write the JSON report here")
+    r.add_argument("--quiet", action="store_true", help="no progress lines")
+    return p
+
+
+def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
+    """Preset + --seed + --set pairs → a validated Config (ConfigError on bad input)."""
+    preset = preset_mod.get(args.preset)
+    values = dict(preset.settings)
+    for pair in args.set:
+        if "=" not in pair:
+            raise ConfigError("--set", pair, "KEY=VALUE with KEY one of " + ", ".join(SPECS))
+        key, value = pair.split("=", 1)
+        values[key.strip()] = value.strip()
+    if args.seed is not None:
+        values["seed"] = args.seed
+    return from_dict(values), preset
+
+
+def parse_methods(text: str) -> tuple[str, ...]:
+    """Comma-separated method names, validated."""
+    names = tuple(m.strip() for m in text.split(",") if m.strip())
+    bad = [m for m in names if m not in METHODS]
+    if bad or not names:
+        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+    return names
+
+
+def parse_seed_count(text: str) -> int:
+    """--seeds: an integer in [1, 20]."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if not 1 <= count <= 20:
+        raise ConfigError("--seeds", text, "an integer in [1, 20]")
+    return count
+
+
+def cmd_presets() -> int:
+    """Print every preset with its settings and source."""
+    for p in preset_mod.PRESETS.values():
+        settings = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                             for k, v in p.settings.items()) or "(paper defaults)"
+        print(f"{p.name:<24} {p.title}\n{'':<24} {settings}  [{p.source}]")
+    return 0
+
+
+def cmd_settings() -> int:
+    """Print every setting, its default and its allowed range."""
+    defaults = Config().to_dict()
+    for name, spec in SPECS.items():
+        print(f"{name:<11} default {str(defaults[name]):<10} {spec.allowed()}  {spec.help}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    """Train the methods for each seed, print the table, write the report."""
+    from .compare import Comparison
+
+    cfg, preset = parse_settings(args)
+    methods, n_seeds = parse_methods(args.methods), parse_seed_count(args.seeds)
+    device = str(pick_device(args.device))
+    t0, per_seed, first = time.perf_counter(), [], None
+    for i in range(n_seeds):
+        comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device)
+        _train(comp, args.quiet, i)
+        per_seed.append(comp.summary())
+        first = first or comp
+    timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
+    report = build_report(cfg, first.runs, device, timing, per_seed, preset)
+    print(_headline(cfg, preset, n_seeds, device, timing["total_s"]))
+    print(summary_table(report))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=1)
+        print(f"report written to {args.out}")
+    return 0
+
+
+def _train(comp, quiet: bool, seed_index: int) -> None:
+    every = max(1, comp.cfg.T // 10)
+
+    def progress(t, snaps):
+        if not quiet and (t % every == 0 or t <= 2):
+            accs = " ".join(f"{m}={s.test_acc:.3f}" for m, s in snaps.items())
+            print(f"[seed {comp.cfg.seed}] step {t}/{comp.cfg.T} test: {accs}", file=sys.stderr,
+                  flush=True)
+
+    comp.run_all(progress)
+
+
+def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
+    return (f"{preset.name}: d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m} · "
+            f"n={cfg.n} · T={cfg.T} · schedule={cfg.schedule} · seeds={seeds} "
+            f"(from {cfg.seed}) · {device} · {total:.1f} s")
+
+
+def main(argv=None) -> int:
+    """Entry point; bad input exits 2 with one line naming the setting, divergence exits 3."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "presets":
+            return cmd_presets()
+        if args.command == "settings":
+            return cmd_settings()
+        return cmd_run(args)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except DivergenceError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_DIVERGED
+    except ValueError as err:  # e.g. device=cuda without a GPU
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,127 @@
+"""Reports: the JSON schema shared by the CLI and the dashboard, CSV history, the summary table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import statistics
+
+import numpy as np
+
+from .baselines import LABELS
+
+SCHEMA_VERSION = 1
+ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
+
+
+def clean(value):
+    """JSON-safe copy: NaN/Inf → None, numpy → Python, arrays dropped."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items() if not isinstance(v, np.ndarray)}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def history_rows(run) -> list[dict]:
+    """Per-step scalars of one run."""
+    return [clean(s.scalars()) for s in run.history]
+
+
+def aggregate(per_seed: list[dict]) -> dict:
+    """Mean and standard deviation over seeds of train_acc, test_acc and cos per method."""
+    out = {}
+    for method in per_seed[0]:
+        entry = {}
+        for key, _ in ROWS:
+            vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
+            entry[key] = statistics.fmean(vals) if vals else None
+            entry[key + "_std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
+        entry["per_seed"] = [s[method] for s in per_seed]
+        out[method] = entry
+    return out
+
+
+def with_paper(methods: dict, paper: dict | None) -> dict:
+    """Add the paper's numbers and our difference (ours − paper) beside each method."""
+    if not paper:
+        return methods
+    for method, entry in methods.items():
+        ref = paper.get(method)
+        if ref is None:
+            continue
+        entry["paper"] = ref
+        entry["diff"] = {k: (None if entry.get(k) is None or ref.get(k) is None
+                             else entry[k] - ref[k]) for k, _ in ROWS}
+    return methods
+
+
+def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict] | None = None,
+                 preset=None) -> dict:
+    """The report: config, methods (train/test/cos, paper beside), history, timing, device."""
+    per_seed = per_seed or [{m: r.summary() for m, r in runs.items()}]
+    methods = with_paper(aggregate(per_seed), preset.paper if preset else None)
+    return clean({
+        "schema": SCHEMA_VERSION,
+        "preset": preset.name if preset else None,
+        "config": cfg.to_dict(),
+        "seeds": len(per_seed),
+        "methods": methods,
+        "history": {m: history_rows(r) for m, r in runs.items()},
+        "timing": timing,
+        "device": device,
+    })
+
+
+def history_csv(runs: dict) -> str:
+    """All methods' per-step scalars as one long CSV (a `method` column first)."""
+    rows = [{"method": m, **row} for m, r in runs.items() for row in history_rows(r)]
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _cell(key: str, value, signed: bool = False) -> str:
+    if value is None:
+        return "NA"
+    if key == "cos":
+        return f"{value:+.3f}" if signed else f"{value:.3f}"
+    return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
+
+
+def summary_table(report: dict) -> str:
+    """Table 1's layout: rows train %, test %, cos; ours, the paper's, and the difference."""
+    methods = report["methods"]
+    names = list(methods)
+    width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
+    lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
+    has_paper = any("paper" in methods[m] for m in names)
+    for key, title in ROWS:
+        rows = [("ours", lambda m, k=key: _cell(k, methods[m].get(k)))]
+        if report.get("seeds", 1) > 1:
+            rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))
+        if has_paper:
+            rows.append(("paper", lambda m, k=key: _cell(k, methods[m].get("paper", {}).get(k))))
+            rows.append(("diff", lambda m, k=key: _cell(k, methods[m].get("diff", {}).get(k),
+                                                       True)))
+        for i, (label, fn) in enumerate(rows):
+            head = f"{title if i == 0 else '':<9}{label:<7}"
+            lines.append(head + "".join(f"{fn(m):>{width}}" for m in names))
+    return "\n".join(lines)
+
+
+def _std_cell(key: str, entry: dict) -> str:
+    if entry.get(key) is None:
+        return "NA"
+    std = entry.get(key + "_std", 0.0)
+    return f"{std:.3f}" if key == "cos" else f"{100 * std:.1f}"
