@@ -12,7 +12,7 @@ from .config import Config, ConfigError, label_set
 
 @dataclass(frozen=True)
 class Component:
-    """One mixture component: relevant bits ~ Bern(p_rel) or fixed all-0/all-1, background ~ Bern(q)."""
+    """A mixture component: relevant bits ~ Bern(p_rel) (0/1 = fixed all-0/all-1), background Bern(q)."""
 
     weight: float
     p_rel: float  # probability of each relevant bit; 0 or 1 for the fixed all-0/all-1 parts
@@ -190,7 +190,8 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     phi_te, y_te = sample(cfg, rng_test, cfg.n_test, A)
     z_tr, z_te = _normalise(cfg, st, phi_tr, A), _normalise(cfg, st, phi_te, A)
     if space == "pattern" and cfg.noise > 0:
-        raise ConfigError("noise", cfg.noise, "0 for the pattern-space path (noisy x leaves span(M))")
+        raise ConfigError("noise", cfg.noise,
+                          "0 for the pattern-space path (noisy x leaves span(M))")
     if space == "input" or (space == "auto" and cfg.noise > 0):
         Mf = M.astype(np.float32)
         z_tr, z_te = z_tr @ Mf.T, z_te @ Mf.T

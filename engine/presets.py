@@ -38,7 +38,8 @@ _PRESETS = [
            _table((100.0, 84.0, 74.7, 51.3, 100.0, 100.0), (100.0, 86.4, 76.0, 52.2, 100.0, 52.0),
                   (0.997, None, 0.114, 0.848, 0.997, 0.253))),
     Preset("paper-interval", "Interval labeling (Table 2, Fig. 7/8)",
-           "y = +1 iff the count of relevant patterns is in [20, 30]; k=30, p_A=2/3, m=100, T=200.",
+           "y = +1 iff the count of relevant patterns is in [20, 30]; k=30, p_A=2/3, "
+           "m=100, T=200.",
            "Table 2, App. E.1.2",
            {"labeling": "interval", "k": 30, "t1": 20, "t2": 30, "p_a": 2 / 3, "p_o": 0.5,
             "m": 100, "T": 200},
