@@ -12,7 +12,7 @@ from .config import Config, ConfigError, label_set
 
 @dataclass(frozen=True)
 class Component:
-    """A mixture component: relevant bits ~ Bern(p_rel) (0/1 = fixed all-0/all-1), background Bern(q)."""
+    """A mixture component: relevant bits ~ Bern(p_rel) (0 or 1: fixed), background ~ Bern(q)."""
 
     weight: float
     p_rel: float  # probability of each relevant bit; 0 or 1 for the fixed all-0/all-1 parts
