@@ -8,7 +8,7 @@ import time
 import numpy as np
 import torch
 
-from .network import Params, activation
+from .network import Params, activation, margin_sums
 from .run import FREEZE_AFTER, Run, Snapshot, World, check_finite
 from .trainer import Trainer
 
@@ -55,6 +55,10 @@ class NTKRun:
         act, slope = tangent_parts(p0, probe, world.schedule.truncated)
         sq = (act**2).sum(1) + (slope**2).sum(1) * ((probe**2).sum(1) + 1.0)
         self.kappa = float(sq.mean().sqrt().clamp_min(1e-12))
+        # θ₀ is fixed, so the tangent parts of the per-step probe samples are computed once
+        ev = world.evaluator
+        self._probe_parts = tangent_parts(p0, ev.probe_z, world.schedule.truncated)
+        self._lin: torch.Tensor | None = None
         self.history: list[Snapshot] = []
         self._t0 = time.perf_counter()
         self._record()
@@ -78,11 +82,13 @@ class NTKRun:
         sp = self.world.schedule.later
         z, y = self._batcher._batch(False)
         act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
-        f = (act @ self.da + (slope * torch.addmm(self.db, z, self.dq.T)).sum(1)) / self.kappa
+        lin = torch.addmm(self.db, z, self.dq.T).mul_(slope)
+        f = torch.addmv(lin.sum(1), act, self.da).div_(self.kappa)
         active = (y * f <= 1.0).to(z.dtype)
         r = -(y * active) / (z.shape[0] * self.kappa)
-        gm = slope * r[:, None]
-        grads = (act.T @ r, gm.T @ z, gm.sum(0))
+        # ∂/∂dq_i = Σ_n slope_ni r_n x_n and ∂/∂db_i = Σ_n slope_ni r_n in one matmul
+        k_ext = slope.T @ torch.cat([z * r[:, None], r[:, None]], dim=1)
+        grads = (act.T @ r, k_ext[:, :-1], k_ext[:, -1])
         decay = 1.0 - 2.0 * sp.eta * sp.lam_a
         self.da = self.da * decay - sp.eta * grads[0]
         self.dq = self.dq * decay - sp.eta * grads[1]
@@ -95,16 +101,31 @@ class NTKRun:
         while not self.done:
             yield self.step()
 
+    def _probe_outputs(self) -> torch.Tensor:
+        """f(x) on the evaluator's probe samples from the cached tangent parts."""
+        act, slope = self._probe_parts
+        z = self.world.evaluator.probe_z
+        if self._lin is None:
+            self._lin = torch.empty_like(act)
+        lin = torch.addmm(self.db, z, self.dq.T, out=self._lin).mul_(slope)
+        return torch.addmv(lin.sum(1), act, self.da).div_(self.kappa)
+
     def _record(self) -> Snapshot:
         ev, d = self.world.evaluator, self.world.data
         full = self.t <= 2 or self.t >= self.T
-        out = []
-        for z, y, idx in ((d.z_train, d.y_train, ev._tr), (d.z_test, d.y_test, ev._te)):
-            if not full:
-                z, y = z.index_select(0, idx), y.index_select(0, idx)
-            margin = y * torch.cat([self.outputs(z[i:i + 16384]) for i in range(0, len(z), 16384)])
-            acc = (margin > 0).float().mean() + 0.5 * (margin == 0).float().mean()
-            out += [float((1 - margin).clamp_min(0).mean()), float(acc)]
+        if full:
+            parts = []
+            for z, y in ((d.z_train, d.y_train), (d.z_test, d.y_test)):
+                margin = y * torch.cat([self.outputs(z[i:i + 16384])
+                                        for i in range(0, len(z), 16384)])
+                parts.append(margin_sums(margin) / len(margin))
+            stats = torch.cat(parts)
+        else:
+            margin = self._probe_outputs().mul_(ev.probe_y)
+            k = ev.n_probe_train
+            stats = torch.cat([margin_sums(margin[:k]) / k,
+                               margin_sums(margin[k:]) / (len(margin) - k)])
+        out = stats.double().cpu().tolist()
         nan = float("nan")
         snap = Snapshot(self.t, self.T, self.world.schedule.stage(self.t), out[1], out[3], out[0],
                         out[2], full, nan, nan, nan, nan, nan)

@@ -50,7 +50,8 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e12 else f"{v:g}"
 
 
-SCENARIOS = ("sparse_coding",)
+SCENARIOS = ("sparse_coding", "dm_parity", "hidden_repr", "mog", "real")
+REAL_DATASETS = ("digits", "mnist", "cifar10", "svhn")
 LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
@@ -104,6 +105,13 @@ SPECS: dict[str, Spec] = {
                      label="momentum", help="SGD momentum (standard schedule)"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer"),
+    "sigma_r": Spec(float, 0, 10, label="σ_r",
+                    help="mixture of Gaussians: noise g ~ N(0, σ_r² k/d I) (App. E.3.2)"),
+    "vectors": Spec(int, 2, 100_000, label="vectors per label",
+                    help="hidden representation: binary vectors φ̃_A per label (App. E.3.1)"),
+    "real": Spec(str, choices=REAL_DATASETS, label="real dataset",
+                 help="real data (App. E.4): digits is bundled; the others need torchvision"),
+    "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'"),
 }
 
 
@@ -145,6 +153,10 @@ class Config:
     xi: float | None = None
     momentum: float | None = None
     classifier: str = "schedule"
+    sigma_r: float = 1.0
+    vectors: int = 50
+    real: str = "digits"
+    pair: str = "0,1"
 
     def replace(self, **changes: Any) -> Config:
         """A validated copy with some settings changed."""
@@ -240,7 +252,8 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("k", cfg.k, f"an integer in [1, D] = [1, {cfg.D}] (k ≤ D)")
     if cfg.batch > cfg.n:
         raise ConfigError("batch", cfg.batch, f"an integer in [1, n] = [1, {cfg.n}]")
-    if cfg.labeling == "parity" and cfg.k % 2 == 0:
+    if cfg.labeling == "parity" and cfg.k % 2 == 0 \
+            and cfg.scenario in ("sparse_coding", "dm_parity"):
         raise ConfigError("k", cfg.k, "an odd integer for the parity labeling (App. E.1.1)")
     if cfg.labeling == "parity" and cfg.structure and cfg.p_o > 2 / 3:
         raise ConfigError("p_o", cfg.p_o, "a number in (0, 2/3] for the parity mixture "
@@ -253,7 +266,22 @@ def validate(cfg: Config) -> Config:
         counts = parse_counts(cfg.P, cfg.k)
         if len(counts) == cfg.k + 1:
             raise ConfigError("P", cfg.P, "a set that leaves at least one count labelled -1")
+    if cfg.scenario == "dm_parity" and cfg.D != cfg.d:
+        raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
+    if cfg.scenario == "real":
+        parse_pair(cfg.pair)
     return cfg
+
+
+def parse_pair(text: str) -> tuple[int, int]:
+    """The two class labels of a real-data subset, e.g. '0,1' -> (0, 1)."""
+    try:
+        a, b = (int(t) for t in str(text).replace(";", ",").split(","))
+    except ValueError:
+        raise ConfigError("pair", text, "two distinct class indices like '0,1'") from None
+    if a == b or min(a, b) < 0 or max(a, b) > 9:
+        raise ConfigError("pair", text, "two distinct class indices in 0..9 like '0,1'")
+    return a, b
 
 
 def from_dict(values: dict[str, Any], base: Config | None = None) -> Config:

@@ -181,6 +181,10 @@ def _normalise(cfg: Config, st: Stats, phi: np.ndarray, A: np.ndarray) -> np.nda
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     """Draw M, A, train and test sets from the seed; space 'pattern', 'input' or 'auto'."""
+    if cfg.scenario != "sparse_coding":
+        from . import scenarios
+
+        return scenarios.make_dataset(cfg, space)
     seeds = np.random.SeedSequence([cfg.seed, 0xFEA7]).spawn(4)
     rng_dict, rng_train, rng_test, rng_noise = (np.random.default_rng(s) for s in seeds)
     M = random_dictionary(rng_dict, cfg.d, cfg.D)

@@ -1,4 +1,4 @@
-"""2-D maps of neuron directions: fast classical MDS on cosine geometry, and scikit-learn's SMACOF."""
+"""2-D maps of neuron directions: fast classical MDS on cosines, and scikit-learn's SMACOF."""
 
 from __future__ import annotations
 
@@ -16,18 +16,36 @@ def with_stars(weights: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return np.vstack([weights, truth[None, :], -truth[None, :]])
 
 
+SMALL_EIGH = 160  # up to this size numpy's full eigh is fastest; above, LAPACK's top-2 (evr)
+
+
+def _top2(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two largest eigenvalues (descending) and their eigenvectors of a symmetric matrix."""
+    n = gram.shape[0]
+    if n <= SMALL_EIGH:
+        vals, vecs = np.linalg.eigh(gram)
+        return vals[::-1][:2], vecs[:, ::-1][:, :2]
+    from scipy.linalg import eigh
+
+    vals, vecs = eigh(gram, subset_by_index=[max(0, n - 2), n - 1], driver="evr",
+                      check_finite=False)
+    return vals[::-1], vecs[:, ::-1]
+
+
 def classical(points: np.ndarray) -> np.ndarray:
-    """Classical MDS of the chord distances ‖u_i - u_j‖ = √(2 - 2cos): PCA of the unit vectors."""
+    """Classical MDS of the chord distances ‖u_i - u_j‖ = √(2 - 2cos): PCA of the unit vectors.
+
+    The top two principal axes come from the smaller of the two Gram matrices (features × features
+    or points × points); only two eigenpairs are computed when that matrix is large.
+    """
     u = unit_rows(np.asarray(points, dtype=np.float64))
     u = u - u.mean(axis=0, keepdims=True)
-    # eigenvectors of the small Gram matrix in feature space: cheaper than an SVD when F << N
     if u.shape[1] <= u.shape[0]:
-        vals, vecs = np.linalg.eigh(u.T @ u)
-        top = vecs[:, ::-1][:, :2]
+        _, top = _top2(u.T @ u)
         emb = u @ top
     else:
-        left, sing, _ = np.linalg.svd(u, full_matrices=False)
-        emb = left[:, :2] * sing[:2]
+        vals, vecs = _top2(u @ u.T)
+        emb = vecs * np.sqrt(np.clip(vals, 0.0, None))
     if emb.shape[1] < 2:
         emb = np.hstack([emb, np.zeros((emb.shape[0], 2 - emb.shape[1]))])
     return emb

@@ -1,4 +1,18 @@
-"""The two-layer network g(x) = Σ a_i σ(⟨w_i, x⟩ + b_i), its activations and hinge-loss gradients."""
+"""The two-layer network g(x) = Σ a_i σ(⟨w_i, x⟩ + b_i), its activations and hinge-loss gradients.
+
+Performance notes (issue 6). The hot paths work on samples × neurons matrices (50 000 × 600 in the
+paper's full-batch steps 1–2), where every elementwise pass is memory-bound. So:
+
+* `hinge_grads` walks the samples in chunks whose activation buffers stay in the CPU cache, fuses
+  the forward pass, the hinge residual and the backward pass per chunk, and reuses its buffers;
+* the Gaussian-smoothed truncated ReLU is written in u = z/σ_ξ (one scaled matmul gives u) with
+  `ndtr` for Φ, and its upper branch h(z − 1) is skipped for a chunk in which every u − 1/σ_ξ is
+  below −10, where it is < 1e-23 (float32 cannot see it next to the lower branch);
+* twin neurons (the symmetric init has w_{m+i} = w_i, b_{m+i} = b_i) are evaluated once;
+* a_i is factored out of ∂L/∂w_i = a_i Σ_n σ'_ni r_n x_n, so the backward pass is one matmul
+  σ'ᵀ [r∘z | r] on the chunk.
+These are exact rewrites: results agree with the plain formulas to float32 rounding.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +23,13 @@ import torch
 
 SQRT2 = math.sqrt(2.0)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+SKIP_BELOW = -10.0  # Φ(-10) ≈ 7.6e-24, φ(-10) ≈ 7.7e-23: the branch is invisible in float32
+CHUNK_ELEMENTS = 1 << 18  # samples × neurons per chunk of the fused pass (1 MiB per buffer)
 
 
 @dataclass
 class Params:
-    """Network parameters; w_i = B q_i + perp_scale · perp_i (perp is the off-basis part at init)."""
+    """Network parameters; w_i = B q_i + perp_scale · perp_i (perp: the off-basis part at init)."""
 
     q: torch.Tensor  # 2m×r weights in the data coordinates
     b: torch.Tensor  # 2m
@@ -29,8 +45,23 @@ class Params:
         """‖w_i‖² including the off-basis part."""
         out = (self.q * self.q).sum(1)
         if self.perp is not None and self.perp_scale != 0.0:
-            out = out + self.perp_scale**2 * (self.perp * self.perp).sum(1)
+            out = out + self.perp_scale**2 * _perp_sq(self.perp)
         return out
+
+
+_PERP_SQ: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+def _perp_sq(perp: torch.Tensor) -> torch.Tensor:
+    """Row norms² of the (never modified) off-basis part, computed once per tensor."""
+    hit = _PERP_SQ.get(id(perp))
+    if hit is not None and hit[0] is perp:
+        return hit[1]
+    if len(_PERP_SQ) > 64:
+        _PERP_SQ.clear()
+    out = (perp * perp).sum(1)
+    _PERP_SQ[id(perp)] = (perp, out)
+    return out
 
 
 def activation(z: torch.Tensor, xi: float, truncated: bool):
@@ -39,19 +70,43 @@ def activation(z: torch.Tensor, xi: float, truncated: bool):
         if truncated:
             return z.clamp(0.0, 1.0), ((z > 0) & (z < 1)).to(z.dtype)
         return z.clamp_min(0.0), (z > 0).to(z.dtype)
-    h0, d0 = _smooth_relu(z, xi)
-    if not truncated:
-        return h0, d0
-    h1, d1 = _smooth_relu(z - 1.0, xi)
-    return h0 - h1, d0 - d1
+    act, der = _smooth_u(z / xi, xi, truncated)
+    return act.mul_(xi), der
 
 
 def _smooth_relu(z: torch.Tensor, s: float):
     """E[relu(z + ξ)] = zΦ(z/s) + sφ(z/s) and its derivative Φ(z/s), ξ ~ N(0, s²)."""
     u = z / s
-    cdf = 0.5 * (1.0 + torch.erf(u / SQRT2))
-    pdf = torch.exp(-0.5 * u * u) * INV_SQRT_2PI
-    return z * cdf + s * pdf, cdf
+    cdf = torch.special.ndtr(u)
+    return _h(u, cdf).mul_(s), cdf
+
+
+def _h(u: torch.Tensor, cdf: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """uΦ(u) + φ(u), i.e. E[relu(z + ξ)]/s at u = z/s (new tensor, or into `out`)."""
+    out = torch.mul(u, u, out=out) if out is not None else u * u
+    return out.mul_(-0.5).exp_().mul_(INV_SQRT_2PI).addcmul_(u, cdf)
+
+
+def _smooth_u(u: torch.Tensor, s: float, truncated: bool, work: list | None = None):
+    """(σ̃/s, σ̃') at u = z/s; u is overwritten. work: three spare buffers shaped like u.
+
+    Truncated: σ̃(z) = s[h(u) − h(u − 1/s)], σ̃'(z) = Φ(u) − Φ(u − 1/s) with h(u) = uΦ(u) + φ(u).
+    """
+    if work is None:
+        work = [torch.empty_like(u) for _ in range(3)]
+    cdf0 = torch.special.ndtr(u, out=work[0])
+    act = _h(u, cdf0, out=work[1])
+    if not truncated:
+        return act, cdf0
+    shift = 1.0 / s
+    if float(u.max()) - shift < SKIP_BELOW:  # upper branch below float32 resolution
+        return act, cdf0
+    u1 = u.sub_(shift)
+    cdf1 = torch.special.ndtr(u1, out=work[2])
+    act.addcmul_(u1, cdf1, value=-1.0)  # - u1 Φ(u1)
+    der = cdf0.sub_(cdf1)
+    pdf1 = torch.mul(u1, u1, out=work[2]).mul_(-0.5).exp_()
+    return act.add_(pdf1, alpha=-INV_SQRT_2PI), der  # - φ(u1)
 
 
 def forward(p: Params, z: torch.Tensor, xi: float = 0.0, truncated: bool = True):
@@ -63,12 +118,18 @@ def forward(p: Params, z: torch.Tensor, xi: float = 0.0, truncated: bool = True)
 
 def predict(p: Params, z: torch.Tensor, truncated: bool = True, chunk: int = 16384):
     """Noise-free outputs g(x), evaluated in chunks to bound memory."""
-    outs = []
-    for i in range(0, z.shape[0], chunk):
-        pre = torch.addmm(p.b, z[i:i + chunk], p.q.T)
-        act = pre.clamp(0.0, 1.0) if truncated else pre.clamp_min(0.0)
-        outs.append(act @ p.a)
-    return torch.cat(outs)
+    n = z.shape[0]
+    out = torch.empty(n, dtype=z.dtype, device=z.device)
+    qt = p.q.T
+    buf = None
+    for i in range(0, n, chunk):
+        zc = z[i:i + chunk]
+        if buf is None or buf.shape[0] != zc.shape[0]:
+            buf = torch.empty(zc.shape[0], qt.shape[1], dtype=z.dtype, device=z.device)
+        pre = torch.addmm(p.b, zc, qt, out=buf)
+        act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
+        torch.mv(act, p.a, out=out[i:i + chunk])
+    return out
 
 
 @dataclass
@@ -82,24 +143,98 @@ class Grads:
     hinge_active: float
 
 
+def _twins(p: Params) -> bool:
+    """True when the second half of the first layer equals the first (the symmetric init)."""
+    h = p.q.shape[0] // 2
+    return (h > 0 and 2 * h == p.q.shape[0] and torch.equal(p.q[:h], p.q[h:])
+            and torch.equal(p.b[:h], p.b[h:]))
+
+
 def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncated: bool,
                 train_first: bool = True) -> Grads:
-    """∂L/∂(q, b, a) of the mean hinge loss max(0, 1 - y g(x; ξ)) (Lemma 12, closed form)."""
-    g, act, der = forward(p, z, xi, truncated)
-    margin = y * g
-    active = (margin <= 1.0).to(z.dtype)
-    loss = float((1.0 - margin).clamp_min(0.0).mean())
-    r = -(y * active) / z.shape[0]  # ∂L/∂g per sample
-    ga = act.T @ r
+    """∂L/∂(q, b, a) of the mean hinge loss max(0, 1 - y g(x; ξ)) (Lemma 12, closed form).
+
+    Fused and chunked over samples (see the module notes); the result equals the plain
+    computation (forward, residual r_n = -y_n 1[y_n g_n ≤ 1]/n, backward) to float rounding.
+    """
+    n, width = z.shape[0], p.q.shape[0]
+    twins = _twins(p)
+    if twins:  # evaluate each twin pair once: g = Σ_i σ_i (a_i + a_{m+i})
+        h = width // 2
+        q, b, a_fwd = p.q[:h], p.b[:h], p.a[:h] + p.a[h:]
+    else:
+        q, b, a_fwd = p.q, p.b, p.a
+    units = q.shape[0]
+    smooth = xi > 0.0
+    if smooth:  # u = pre/σ_ξ straight from the matmul
+        qt, bias = (q * (1.0 / xi)).T, b * (1.0 / xi)
+        a_fwd = a_fwd * xi  # σ̃ = σ_ξ · (h(u) - h(u - 1/σ_ξ))
+    else:
+        qt, bias = q.T, b
+    rows = max(64, min(n, CHUNK_ELEMENTS // max(1, units)))
+    if z.is_cuda:
+        rows = n  # one pass: the GPU is not cache-bound at these sizes
+    dev, dt = z.device, z.dtype
+    ga = torch.zeros(units, dtype=dt, device=dev)
+    k_ext = torch.zeros(units, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
+    loss_sum = torch.zeros((), dtype=dt, device=dev)
+    active_sum = torch.zeros((), dtype=dt, device=dev)
+    pre_buf = work = rhs = None
+    inv_n = 1.0 / n
+    for i in range(0, n, rows):
+        zc, yc = z[i:i + rows], y[i:i + rows]
+        c = zc.shape[0]
+        if pre_buf is None or pre_buf.shape[0] != c:
+            pre_buf = torch.empty(c, units, dtype=dt, device=dev)
+            work = [torch.empty_like(pre_buf) for _ in range(3)] if smooth else None
+            rhs = torch.empty(c, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
+        pre = torch.addmm(bias, zc, qt, out=pre_buf)
+        if smooth:
+            act, der = _smooth_u(pre, xi, truncated, work)
+        elif truncated:
+            der = ((pre > 0) & (pre < 1)).to(dt)
+            act = pre.clamp_(0.0, 1.0)
+        else:
+            der = (pre > 0).to(dt)
+            act = pre.clamp_min_(0.0)
+        margin = torch.mv(act, a_fwd).mul_(yc)
+        active = margin <= 1.0
+        loss_sum += (1.0 - margin).clamp_min_(0.0).sum()
+        active_sum += active.sum()
+        r = torch.where(active, yc, 0.0).mul_(-inv_n)  # ∂L/∂g per sample
+        ga.addmv_(act.T, r)
+        if train_first:
+            torch.mul(zc, r[:, None], out=rhs[:, :-1])
+            rhs[:, -1] = r
+            k_ext.addmm_(der.T, rhs)  # Σ_n σ'_ni r_n [x_n, 1]
+    if smooth:
+        ga.mul_(xi)
+    loss = float(loss_sum) / n
+    hinge_active = float(active_sum) / n
+    if twins:
+        ga = torch.cat([ga, ga])
     if not train_first:
-        return Grads(torch.zeros_like(p.q), torch.zeros_like(p.b), ga, loss, float(active.mean()))
-    dpre = der.mul_(r[:, None]).mul_(p.a[None, :])  # in place: der is not needed afterwards
-    return Grads(dpre.T @ z, dpre.sum(0), ga, loss, float(active.mean()))
+        return Grads(torch.zeros_like(p.q), torch.zeros_like(p.b), ga, loss, hinge_active)
+    if twins:
+        k_ext = torch.cat([k_ext, k_ext])
+    scaled = k_ext * p.a[:, None]
+    return Grads(scaled[:, :-1].contiguous(), scaled[:, -1].contiguous(), ga, loss, hinge_active)
 
 
 def hinge_loss_acc(p: Params, z: torch.Tensor, y: torch.Tensor, truncated: bool = True):
     """Mean hinge loss and accuracy of sign(g) without noise; a tie g = 0 scores 1/2 (a coin)."""
-    g = predict(p, z, truncated)
-    margin = y * g
-    acc = (margin > 0).float().mean() + 0.5 * (margin == 0).float().mean()
-    return float((1.0 - margin).clamp_min(0.0).mean()), float(acc)
+    return margin_stats(predict(p, z, truncated).mul_(y))
+
+
+def margin_stats(margin: torch.Tensor) -> tuple[float, float]:
+    """(mean hinge loss, accuracy with ties at 1/2) of margins y·g, with one device sync."""
+    stats = margin_sums(margin)
+    loss, acc = (stats / margin.shape[0]).tolist()
+    return loss, acc
+
+
+def margin_sums(margin: torch.Tensor) -> torch.Tensor:
+    """[Σ hinge, Σ (1[m > 0] + ½ 1[m = 0])] of margins, as a 2-vector on the margins' device."""
+    hinge = (1.0 - margin).clamp_min_(0.0).sum()
+    right = (margin > 0).sum() + 0.5 * (margin == 0).sum()
+    return torch.stack([hinge, right.to(margin.dtype)])

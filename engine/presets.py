@@ -100,3 +100,6 @@ def get(name: str) -> Preset:
 def preset_config(name: str) -> Config:
     """The validated Config of a named preset."""
     return get(name).config()
+
+
+from . import scenarios as _scenarios  # noqa: E402,F401  (registers the scenario presets)

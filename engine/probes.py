@@ -1,4 +1,9 @@
-"""Measurements of a network state: alignment with Σ_A M, gradient and weight decompositions."""
+"""Measurements of a network state: alignment with Σ_A M, gradient and weight decompositions.
+
+Each probe has a tensor form (`*_t`, results stay on the run's device) used by the per-step
+snapshot, which moves everything to the host in one transfer, and the plain public form that
+returns Python floats.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +19,14 @@ class Geometry:
     def __init__(self, truth_coords: np.ndarray, patterns: np.ndarray, A: np.ndarray, device):
         self.truth = torch.as_tensor(truth_coords, dtype=torch.float32, device=device)
         self.truth_norm = float(np.linalg.norm(truth_coords))
-        identity = patterns.shape[0] == patterns.shape[1] and np.allclose(patterns, np.eye(len(patterns)))
+        square = patterns.shape[0] == patterns.shape[1]
+        identity = square and np.allclose(patterns, np.eye(len(patterns)))
         self.patterns = None if identity else torch.as_tensor(patterns, dtype=torch.float32,
                                                               device=device)
         self.rel = torch.zeros(patterns.shape[1], dtype=torch.bool, device=device)
         self.rel[torch.as_tensor(A, device=device)] = True
+        self.rel_idx = torch.nonzero(self.rel).flatten()
+        self.bg_idx = torch.nonzero(~self.rel).flatten()
 
     def components(self, v: torch.Tensor) -> torch.Tensor:
         """⟨M_j, v_i⟩ for every row i and pattern j."""
@@ -31,48 +39,71 @@ def cosines(p: Params, geo: Geometry) -> torch.Tensor:
     return (p.q @ geo.truth) / norms.clamp_min(1e-30)
 
 
-def _norm_split(c: torch.Tensor, total_sq: torch.Tensor, rel: torch.Tensor):
+def _norm_split(c: torch.Tensor, total_sq: torch.Tensor, geo: Geometry):
     """Per-row norms of the relevant part and of everything else (background + off-dictionary)."""
-    rel_sq = (c[:, rel] ** 2).sum(1)
+    rel = c.index_select(1, geo.rel_idx)
+    rel_sq = (rel * rel).sum(1)
     return rel_sq.sqrt(), (total_sq - rel_sq).clamp_min(0.0).sqrt()
+
+
+GRAD_KEYS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_median",
+             "grad_offdict")
+
+
+def grad_decomposition_t(gq: torch.Tensor, a_prev: torch.Tensor, geo: Geometry):
+    """Tensor form of grad_decomposition: (6 scalars in GRAD_KEYS order, T_pattern) on device."""
+    c = geo.components(gq)
+    total_sq = (gq * gq).sum(1)
+    rel_n, bg_n = _norm_split(c, total_sq, geo)
+    norms = total_sq.sqrt()
+    live = norms > 1e-3 * norms.max().clamp_min(1e-30)
+    dev = gq.device
+    if not bool(live.any()):
+        nan = float("nan")
+        return (torch.tensor([0.0, 0.0, nan, nan, nan, 0.0], device=dev),
+                torch.zeros(c.shape[1], dtype=torch.float32, device=dev))
+    safe_a = torch.where(a_prev.abs() > 1e-30, a_prev, torch.full_like(a_prev, 1e-30))
+    T = (-c / safe_a[:, None])[live]
+    if geo.bg_idx.numel():
+        snr = T.index_select(1, geo.rel_idx).mean(1) / \
+            T.index_select(1, geo.bg_idx).abs().mean(1).clamp_min(1e-30)
+    else:
+        snr = torch.full((T.shape[0],), float("inf"), device=dev)
+    grad_rel = (rel_n * rel_n).mean().sqrt()
+    grad_bg = (bg_n * bg_n).mean().sqrt()
+    ratio = torch.where(grad_bg > 0, grad_rel / grad_bg, torch.full_like(grad_rel, float("inf")))
+    comp_sq = (c * c).sum(1)
+    scalars = torch.stack([
+        grad_rel, grad_bg, ratio,
+        (rel_n[live] / bg_n[live].clamp_min(1e-30)).median(),
+        snr.median(),
+        (total_sq - comp_sq).clamp_min(0).mean().sqrt(),
+    ])
+    return scalars, T.mean(0)
 
 
 def grad_decomposition(gq: torch.Tensor, a_prev: torch.Tensor, geo: Geometry) -> dict:
     """Relevant vs background parts of ∂L/∂w_i (paper-spec §4.5): T_ij = -⟨M_j, G_i⟩ / a_i."""
-    c = geo.components(gq)
-    total_sq = (gq * gq).sum(1)
-    rel_n, bg_n = _norm_split(c, total_sq, geo.rel)
-    live = total_sq.sqrt() > 1e-3 * float(total_sq.sqrt().max().clamp_min(1e-30))
-    if not bool(live.any()):
-        return {"grad_rel": 0.0, "grad_bg": 0.0, "grad_ratio": float("nan"),
-                "grad_ratio_median": float("nan"), "snr_median": float("nan"),
-                "grad_offdict": 0.0, "T_pattern": np.zeros(c.shape[1], np.float32)}
-    T = -c / torch.where(a_prev.abs() > 1e-30, a_prev, torch.full_like(a_prev, 1e-30))[:, None]
-    T = T[live]
-    snr = T[:, geo.rel].mean(1) / T[:, ~geo.rel].abs().mean(1).clamp_min(1e-30) \
-        if bool((~geo.rel).any()) else torch.full((T.shape[0],), float("inf"))
-    grad_rel = float((rel_n**2).mean().sqrt())
-    grad_bg = float((bg_n**2).mean().sqrt())
+    scalars, t_pattern = grad_decomposition_t(gq, a_prev, geo)
+    out = dict(zip(GRAD_KEYS, scalars.double().cpu().tolist(), strict=True))
+    out["T_pattern"] = t_pattern.float().cpu().numpy()
+    return out
+
+
+def weight_decomposition_t(p: Params, geo: Geometry) -> torch.Tensor:
+    """Tensor form of weight_decomposition: [weight_ratio, off_span] on device."""
+    c = geo.components(p.q)
     comp_sq = (c * c).sum(1)
-    return {
-        "grad_rel": grad_rel,
-        "grad_bg": grad_bg,
-        "grad_ratio": grad_rel / grad_bg if grad_bg > 0 else float("inf"),
-        "grad_ratio_median": float((rel_n[live] / bg_n[live].clamp_min(1e-30)).median()),
-        "snr_median": float(snr.median()),
-        "grad_offdict": float((total_sq - comp_sq).clamp_min(0).mean().sqrt()),
-        "T_pattern": T.mean(0).float().cpu().numpy(),
-    }
+    rel_n, rest_n = _norm_split(c, comp_sq, geo)
+    off = p.sq_norms() - comp_sq
+    ratio = rel_n / rest_n.clamp_min(1e-30)
+    return torch.stack([ratio.median(), off.clamp_min(0).mean().sqrt()])
 
 
 def weight_decomposition(p: Params, geo: Geometry) -> dict:
     """‖q_A‖/‖q_-A‖ (median over neurons) and the off-span norm of the weights."""
-    c = geo.components(p.q)
-    rel_n, rest_n = _norm_split(c, (c * c).sum(1), geo.rel)
-    off = p.sq_norms() - (c * c).sum(1)
-    ratio = rel_n / rest_n.clamp_min(1e-30)
-    return {"weight_ratio": float(ratio.median()),
-            "off_span": float(off.clamp_min(0).mean().sqrt())}
+    ratio, off = weight_decomposition_t(p, geo).double().cpu().tolist()
+    return {"weight_ratio": ratio, "off_span": off}
 
 
 def map_features(p: Params) -> np.ndarray:

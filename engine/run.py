@@ -12,8 +12,17 @@ import torch
 from . import mds
 from .config import Config, validate
 from .data import Dataset, make_dataset, population_stats
-from .network import Grads, Params, hinge_loss_acc
-from .probes import Geometry, cosines, grad_decomposition, map_features, weight_decomposition
+from .network import Grads, Params, hinge_loss_acc, margin_sums, predict  # noqa: F401
+from .probes import (  # noqa: F401
+    GRAD_KEYS,
+    Geometry,
+    cosines,
+    grad_decomposition,
+    grad_decomposition_t,
+    map_features,
+    weight_decomposition,
+    weight_decomposition_t,
+)
 from .schedule import Schedule, build_schedule
 from .trainer import DeviceData, Trainer, init_params
 
@@ -78,8 +87,27 @@ GRAD_FIELDS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_me
                "grad_offdict")
 
 
+FROZEN_CACHE = 4  # probe features of at most this many frozen first layers are kept per world
+
+
+def _ident(p: Params) -> tuple:
+    """Identity of a first layer: the tensor objects and their in-place versions."""
+    return (p.q, p.b, p.q._version, p.b._version)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return a[0] is b[0] and a[1] is b[1] and a[2] == b[2] and a[3] == b[3]
+
+
 class Evaluator:
-    """Accuracy, loss and geometry probes for one dataset on one device."""
+    """Accuracy, loss and geometry probes for one dataset on one device.
+
+    What is measured every step (issue 6): hinge loss and accuracy on a fixed sample of
+    PROBE_SAMPLES training and PROBE_SAMPLES test points (drawn once from the seed), every
+    geometry probe on all neurons; the whole training and test sets at steps 0, 1, 2 and T.
+    Both probe samples go through one matmul into a reused buffer; a first layer that stops
+    changing (RF, One/Two Step after their freeze) has its probe features computed once.
+    """
 
     def __init__(self, ds: Dataset, data: DeviceData, seed: int, truncated: bool):
         self.ds, self.data, self.truncated = ds, data, truncated
@@ -87,39 +115,103 @@ class Evaluator:
         rng = np.random.default_rng([seed, 0xB0B])
         self._tr = self._probe_idx(rng, len(ds.y_train))
         self._te = self._probe_idx(rng, len(ds.y_test))
+        self.probe_z = torch.cat([data.z_train.index_select(0, self._tr),
+                                  data.z_test.index_select(0, self._te)])
+        self.probe_y = torch.cat([data.y_train.index_select(0, self._tr),
+                                  data.y_test.index_select(0, self._te)])
+        self.n_probe_train = len(self._tr)
+        self._buf: torch.Tensor | None = None
+        self._seen: list[tuple] = []  # first layers met once (identity only)
+        self._frozen: list[tuple] = []  # (identity, probe features) of first layers met twice
+        self._full: list[tuple] = []  # (q, b, a, result) of recent whole-set evaluations
 
     def _probe_idx(self, rng, n: int) -> torch.Tensor:
         idx = np.sort(rng.choice(n, size=min(n, PROBE_SAMPLES), replace=False))
         return torch.as_tensor(idx, device=self.data.z_train.device)
 
+    def probe_features(self, p: Params) -> torch.Tensor:
+        """σ(⟨w_i, x⟩ + b_i) on the probe samples (train rows first); cached once frozen."""
+        key = _ident(p)
+        for ident, feats in self._frozen:
+            if _same(ident, key):
+                return feats
+        if any(_same(ident, key) for ident in self._seen):  # met twice: a frozen layer
+            feats = self._features(p, None)
+            self._frozen = [*self._frozen[-(FROZEN_CACHE - 1):], (key, feats)]
+            return feats
+        self._seen = [*self._seen[-7:], key]
+        n, width = self.probe_z.shape[0], p.q.shape[0]
+        if self._buf is None or self._buf.shape != (n, width):
+            self._buf = torch.empty(n, width, dtype=self.probe_z.dtype, device=self.probe_z.device)
+        return self._features(p, self._buf)
+
+    def _features(self, p: Params, out: torch.Tensor | None) -> torch.Tensor:
+        pre = torch.addmm(p.b, self.probe_z, p.q.T, out=out) if out is not None else \
+            torch.addmm(p.b, self.probe_z, p.q.T)
+        return pre.clamp_(0.0, 1.0) if self.truncated else pre.clamp_min_(0.0)
+
+    def accuracy_t(self, p: Params, full: bool) -> torch.Tensor:
+        """[train_loss, train_acc, test_loss, test_acc] as a tensor on the run's device."""
+        if full:
+            return self._full_eval(p)
+        margin = torch.mv(self.probe_features(p), p.a).mul_(self.probe_y)
+        k = self.n_probe_train
+        tr, te = margin_sums(margin[:k]) / k, margin_sums(margin[k:]) / (len(margin) - k)
+        return torch.cat([tr, te])
+
+    def _full_eval(self, p: Params) -> torch.Tensor:
+        # Methods that share a start (network, RF, One/Two Step) meet the same state at
+        # steps 0-2: reuse the whole-set result when (q, b, a) are exactly equal.
+        for q, b, a, res in self._full:
+            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a):
+                return res
+        d = self.data
+        res = []
+        for z, y in ((d.z_train, d.y_train), (d.z_test, d.y_test)):
+            margin = predict(p, z, self.truncated).mul_(y)
+            res.append(margin_sums(margin) / len(margin))
+        out = torch.cat(res)
+        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), out)]
+        return out
+
     def accuracy(self, p: Params, full: bool) -> tuple[float, float, float, float]:
         """(train_loss, train_acc, test_loss, test_acc) on the whole sets or the probe samples."""
-        d = self.data
-        ztr, ytr, zte, yte = d.z_train, d.y_train, d.z_test, d.y_test
-        if not full:
-            ztr, ytr = ztr.index_select(0, self._tr), ytr.index_select(0, self._tr)
-            zte, yte = zte.index_select(0, self._te), yte.index_select(0, self._te)
-        trl, tra = hinge_loss_acc(p, ztr, ytr, self.truncated)
-        tel, tea = hinge_loss_acc(p, zte, yte, self.truncated)
+        trl, tra, tel, tea = self.accuracy_t(p, full).double().cpu().tolist()
         return trl, tra, tel, tea
 
     def snapshot(self, p: Params, t: int, schedule: Schedule, T: int, grads: Grads | None,
                  a_prev: torch.Tensor | None, full: bool) -> Snapshot:
-        """Measure everything the dashboard shows for state p after step t."""
-        trl, tra, tel, tea = self.accuracy(p, full)
+        """Measure everything the dashboard shows for state p after step t.
+
+        All numbers are formed on the run's device and moved to the host in one transfer.
+        """
+        acc = self.accuracy_t(p, full)
         cos = cosines(p, self.geo)
-        wd = weight_decomposition(p, self.geo)
+        wd = weight_decomposition_t(p, self.geo)
+        width = cos.shape[0]
+        parts = [acc, wd, torch.stack([cos.max(), cos.min(), cos.abs().mean()]),
+                 cos, p.a, p.b]
+        has_grad = grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0)
+        if has_grad:
+            gs, t_pattern = grad_decomposition_t(grads.q, a_prev, self.geo)
+            parts += [gs, t_pattern]
+        host = torch.cat([x.reshape(-1).float() for x in parts]).cpu().numpy()
+        trl, tra, tel, tea, ratio, off, cmax, cmin, cmean = host[:9].astype(np.float64).tolist()
+        o = 9
+        cos_np, a_np, b_np = (host[o:o + width], host[o + width:o + 2 * width],
+                              host[o + 2 * width:o + 3 * width])
         grad = {}
-        if grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0):
-            grad = grad_decomposition(grads.q, a_prev, self.geo)
-        cos_np = cos.float().cpu().numpy()
+        if has_grad:
+            o += 3 * width
+            grad = dict(zip(GRAD_KEYS, host[o:o + len(GRAD_KEYS)].astype(np.float64).tolist(),
+                            strict=True))
+            grad["T_pattern"] = host[o + len(GRAD_KEYS):].copy()
         return Snapshot(
             step=t, T=T, stage=schedule.stage(t), train_acc=tra, test_acc=tea, train_loss=trl,
-            test_loss=tel, full_eval=full, cos_max=float(cos_np.max()),
-            cos_min=float(cos_np.min()), cos_mean=float(np.abs(cos_np).mean()),
-            weight_ratio=wd["weight_ratio"], off_span=wd["off_span"],
+            test_loss=tel, full_eval=full, cos_max=cmax, cos_min=cmin, cos_mean=cmean,
+            weight_ratio=ratio, off_span=off,
             hinge_active=grads.hinge_active if grads is not None else float("nan"), grad=grad,
-            cos=cos_np, a=p.a.float().cpu().numpy(), b=p.b.float().cpu().numpy())
+            cos=cos_np.copy(), a=a_np.copy(), b=b_np.copy())
 
     def embedding(self, p: Params, prev: np.ndarray | None) -> np.ndarray:
         """MDS map of the neuron directions with the two stars, aligned to the previous frame."""
@@ -134,8 +226,12 @@ def check_finite(step: int, loss: float, p: Params, g: Grads) -> None:
     """Raise DivergenceError when anything is NaN or infinite."""
     if not math.isfinite(loss):
         raise DivergenceError(step, "the loss")
-    for name, tensor in (("the gradient", g.q), ("the gradient of a", g.a), ("the weights", p.q),
-                         ("the output weights a", p.a), ("the biases b", p.b)):
+    named = (("the gradient", g.q), ("the gradient of a", g.a), ("the weights", p.q),
+             ("the output weights a", p.a), ("the biases b", p.b))
+    # one reduction and one sync; a NaN/Inf anywhere makes its sum non-finite
+    if bool(torch.isfinite(torch.stack([t.sum() for _, t in named])).all()):
+        return
+    for name, tensor in named:
         if not bool(torch.isfinite(tensor).all()):
             raise DivergenceError(step, name)
 
@@ -180,6 +276,8 @@ class Run:
         self.trainer = self._make_trainer(world, method)
         self.history: list[Snapshot] = []
         self._keep_every = max(1, self.T // max(1, keep_weights))
+        self._last_map: tuple | None = None  # (first-layer identity, perp_scale) of the last frame
+        self._last_weights: tuple | None = None  # (identity, array) of the last kept weights
         self._t0 = time.perf_counter()
         self._record(None, None)
 
@@ -222,11 +320,21 @@ class Run:
         t, p, ev = self.t, self.trainer.p, self.world.evaluator
         full = t <= 2 or t >= self.T
         snap = ev.snapshot(p, t, self.world.schedule, self.T, g, a_prev, full)
+        ident = (*_ident(p), p.perp_scale)
+        frozen = self._last_map is not None and _same(self._last_map, ident) \
+            and self._last_map[4] == ident[4]
         if self.embed:
             prev = self.history[-1].embedding if self.history else None
-            snap.embedding = ev.embedding(p, prev)
+            # a frozen first layer maps to the previous frame itself (same points, aligned)
+            snap.embedding = prev if frozen and prev is not None else ev.embedding(p, prev)
+        self._last_map = ident
         if t <= 2 or t >= self.T or t % self._keep_every == 0:
-            snap.weights = p.q.float().cpu().numpy()
+            last = self._last_weights
+            if last is not None and _same(last[0], ident):
+                snap.weights = last[1]  # unchanged first layer: share the array
+            else:
+                snap.weights = p.q.float().cpu().numpy()
+                self._last_weights = (ident, snap.weights)
         snap.elapsed = time.perf_counter() - self._t0
         self.history.append(snap)
         return snap
@@ -239,8 +347,10 @@ class Run:
 
     def history_bytes(self) -> int:
         """Memory held by the history's arrays."""
-        total = 0
+        total, seen = 0, set()
         for s in self.history:
             for arr in (s.cos, s.a, s.b, s.embedding, s.weights, s.grad.get("T_pattern")):
-                total += 0 if arr is None else arr.nbytes
+                if arr is not None and id(arr) not in seen:  # shared arrays count once
+                    seen.add(id(arr))
+                    total += arr.nbytes
         return total

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from .config import Config
-from .data import Dataset
+from .data import Dataset, Stats
 from .network import Grads, Params, hinge_grads
 from .schedule import Schedule, StepParams, init_scales
-from .data import Stats
 
 
 @dataclass
@@ -22,6 +21,9 @@ class DeviceData:
     y_train: torch.Tensor
     z_test: torch.Tensor
     y_test: torch.Tensor
+    # full-batch gradients of recent (params, step) pairs, shared by every trainer on this data:
+    # the network, One Step and Two Step take identical full-batch steps 1-2 from the same init
+    full_batch_cache: list = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_dataset(cls, ds: Dataset, device) -> DeviceData:
@@ -85,9 +87,26 @@ class Trainer:
         """One update θ ← θ - η(∇L + 2λθ) (with momentum if set); returns the loss gradients."""
         self.t += 1
         sp, train_first = self.params_at(self.t)
-        z, y = self._batch(sp.full_batch)
-        g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first)
+        full = sp.full_batch or self.batch >= self.data.z_train.shape[0]
+        if full:
+            g = self._full_batch_grads(sp, train_first)
+        else:
+            z, y = self._batch(False)
+            g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first)
         self._apply(g, sp, train_first)
+        return g
+
+    def _full_batch_grads(self, sp: StepParams, train_first: bool) -> Grads:
+        """Full-batch gradients, reused when another trainer on the same data already took
+        this exact step (bitwise-equal parameters, same ξ and layers)."""
+        p, cache = self.p, self.data.full_batch_cache
+        key = (sp.xi, self.schedule.truncated, train_first)
+        for k, q, b, a, g in cache:
+            if k == key and torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a):
+                return g
+        z, y = self._batch(True)
+        g = hinge_grads(p, z, y, sp.xi, self.schedule.truncated, train_first)
+        cache[:] = [*cache[-3:], (key, p.q.clone(), p.b.clone(), p.a.clone(), g)]
         return g
 
     def _apply(self, g: Grads, sp: StepParams, train_first: bool) -> None:

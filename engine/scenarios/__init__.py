@@ -1,0 +1,49 @@
+"""More worlds to explore (issue 8): data scenarios beyond the sparse-coding model.
+
+Each module defines SCENARIO (a value of Config.scenario), make_dataset(cfg, space) returning an
+`engine.data.Dataset` (with optional `centres` / `centre_labels`, K×r in data coordinates), and
+PRESETS, which are registered in `engine.presets` on import of this package.
+"""
+
+from __future__ import annotations
+
+from ..config import Config, ConfigError
+from ..data import Dataset
+from ..presets import PRESETS as _ALL
+from ..presets import register
+from . import dm_parity, hidden_repr, mog, real
+from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
+
+MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real)}
+
+__all__ = ["MODULES", "make_dataset", "headline", "centre_cosines", "centre_coverage",
+           "neighbour_cosine", "two_cluster_score", "scenario_presets"]
+
+
+def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
+    """The Dataset of a non-sparse-coding scenario."""
+    if cfg.scenario not in MODULES:
+        raise ConfigError("scenario", cfg.scenario, "one of " + ", ".join(MODULES))
+    return MODULES[cfg.scenario].make_dataset(cfg, space)
+
+
+def scenario_presets() -> list:
+    """Every preset this package adds."""
+    return [p for m in MODULES.values() for p in m.PRESETS]
+
+
+def headline(ds: Dataset, weights) -> dict:
+    """Scenario probes of a first layer (2m×r, data coordinates): per-centre coverage, the
+    nearest-neighbour cosine of the neurons and the two-cluster score."""
+    out = {"neighbour_cos": neighbour_cosine(weights)}
+    centres = getattr(ds, "centres", None)
+    if centres is not None:
+        cov = centre_coverage(weights, centres)
+        out.update(centre_cos_min=float(cov.min()), centre_cos_mean=float(cov.mean()))
+    out["two_cluster"] = two_cluster_score(weights)[0]
+    return out
+
+
+for _p in scenario_presets():
+    if _p.name not in _ALL:
+        register(_p)

@@ -1,0 +1,64 @@
+"""Shared helpers: building a `Dataset` for worlds outside the sparse-coding model, and probes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import Dataset, Stats
+
+
+def stats(sigma2: float, gamma: float = 0.0, mean_rel: float = 0.0, mean_bg: float = 0.0,
+          pos_frac: float = 0.5) -> Stats:
+    """A Stats record for a scenario (σ̃² is what the inputs were divided by, squared)."""
+    return Stats(float(mean_rel), float(mean_bg), float(gamma), float(sigma2), float(pos_frac),
+                 float(pos_frac))
+
+
+def input_space(M: np.ndarray, A: np.ndarray, x_tr: np.ndarray, y_tr: np.ndarray,
+                x_te: np.ndarray, y_te: np.ndarray, st: Stats) -> Dataset:
+    """A Dataset whose coordinates are the inputs themselves (basis = I_d)."""
+    f = lambda a: np.ascontiguousarray(a, dtype=np.float32)  # noqa: E731
+    d = x_tr.shape[1]
+    return Dataset(M, np.asarray(A), np.eye(d), f(x_tr), f(y_tr), f(x_te), f(y_te), st)
+
+
+def unit_rows(w: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit norm (zero rows stay zero)."""
+    w = np.asarray(w, dtype=np.float64)
+    n = np.linalg.norm(w, axis=1, keepdims=True)
+    return w / np.where(n == 0, 1.0, n)
+
+
+def centre_cosines(weights: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """K×2m cosines between every centre (rows, data coordinates) and every neuron."""
+    return unit_rows(centres) @ unit_rows(weights).T
+
+
+def centre_coverage(weights: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Per centre, the largest cosine of any neuron with it (MoG: every centre covered?)."""
+    return centre_cosines(weights, centres).max(axis=1)
+
+
+def neighbour_cosine(weights: np.ndarray, top: float = 1.0) -> float:
+    """Median over neurons of the cosine with their nearest other neuron: ≈ 0 for random
+    directions in high dimension, → 1 when the neurons sit in tight clusters. With top < 1 only
+    that fraction of neurons with the largest norms is used (dead, unmoved neurons ignored)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if top < 1.0:
+        keep = np.argsort(-np.linalg.norm(w, axis=1))[: max(2, int(round(top * len(w))))]
+        w = w[keep]
+    u = unit_rows(w)
+    c = u @ u.T
+    np.fill_diagonal(c, -np.inf)
+    return float(np.median(c.max(axis=1)))
+
+
+def two_cluster_score(weights: np.ndarray, seed: int = 0) -> tuple[float, np.ndarray]:
+    """2-means on the unit neuron directions: mean cosine of a neuron with its cluster's centre
+    direction, and the two centre directions (rows)."""
+    from sklearn.cluster import KMeans
+
+    u = unit_rows(weights)
+    km = KMeans(n_clusters=2, n_init=10, random_state=seed).fit(u)
+    cent = unit_rows(km.cluster_centers_)
+    return float(np.mean(np.sum(u * cent[km.labels_], axis=1))), cent

@@ -1,0 +1,1 @@
+"""Streamlit dashboard helpers: session state, sidebar controls, figures and live training."""

@@ -1,0 +1,138 @@
+"""The one session state object, and the round-trip of the settings through the URL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from engine.baselines import DEFAULT_METHODS, METHODS
+from engine.config import Config, ConfigError, diff, from_dict
+
+STATE_KEY = "app"
+METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
+
+
+@dataclass
+class AppState:
+    """Everything one browser session holds: the setting, the runs and the player controls."""
+
+    cfg: Config = field(default_factory=Config)
+    preset: str | None = None  # name of the last loaded preset (for the paper's numbers)
+    url_read: bool = False
+    url_cfg: Config | None = None  # the setting the URL gave; its warnings show while unchanged
+    url_warnings: list[str] = field(default_factory=list)
+    # Explore: one network run
+    world: Any = None
+    run: Any = None
+    run_cfg: Config | None = None
+    playing: bool = False
+    speed: int = 5  # steps per tick
+    pending: int = 0  # steps asked for by the Step button
+    scrub: int | None = None  # index into the history; None follows the newest step
+    error: str | None = None  # divergence message; the run stops, its history stays
+    smacof: tuple[int, Any] | None = None  # (history index, embedding) of the refined map
+    build_s: float = 0.0
+    # Compare: one Comparison of several methods
+    methods: tuple[str, ...] = DEFAULT_METHODS
+    comparison: Any = None
+    comp_key: tuple | None = None  # (cfg, methods) the comparison was built for
+    comp_playing: bool = False
+    comp_pending: int = 0
+    comp_error: str | None = None
+    comp_summary: dict | None = None  # final summary, computed once when done
+
+
+def get_state() -> AppState:
+    """This session's state object (created on first use)."""
+    if STATE_KEY not in st.session_state:
+        st.session_state[STATE_KEY] = AppState()
+    return st.session_state[STATE_KEY]
+
+
+def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[str]]:
+    """URL values → (Config, methods, warnings); a bad value is dropped with its message."""
+    values = {k: v for k, v in params.items() if k != METHODS_PARAM}
+    warnings: list[str] = []
+    methods, bad = parse_methods(params.get(METHODS_PARAM))
+    if bad:
+        warnings.append(bad)
+    # Drop the offending setting and retry: each pass removes one value, so this ends.
+    for _ in range(len(values) + 1):
+        try:
+            return from_dict(values), methods, warnings
+        except ConfigError as err:
+            if err.name in values:
+                warnings.append(f"{err} — using the default {err.name} instead.")
+                values.pop(err.name)
+            else:  # a relation with a default value failed: fall back to all defaults
+                warnings.append(f"{err} — using the default settings instead.")
+                break
+    return Config(), methods, warnings
+
+
+def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
+    """'network,ntk' → the methods, or the defaults and a warning."""
+    if not text:
+        return DEFAULT_METHODS, None
+    names = tuple(m.strip() for m in text.split(",") if m.strip())
+    if names and all(m in METHODS for m in names):
+        return names, None
+    return DEFAULT_METHODS, (f"methods={text!r} is not allowed: a comma-separated subset of "
+                             f"{', '.join(METHODS)} — using the default methods instead.")
+
+
+def fmt_value(value: Any) -> str:
+    """A setting as it appears in the URL."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def url_params(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
+    """Only the settings that differ from the paper's default (plus a non-default method list)."""
+    out = {k: fmt_value(v) for k, v in diff(cfg).items()}
+    if methods is not None and tuple(methods) != DEFAULT_METHODS:
+        out[METHODS_PARAM] = ",".join(methods)
+    return out
+
+
+def read_url(state: AppState) -> None:
+    """Take the setting from the URL once per session (the first page view)."""
+    if state.url_read:
+        return
+    state.url_read = True
+    params = {k: st.query_params.get(k) for k in st.query_params}
+    if not params:
+        return
+    cfg, methods, warnings = parse_params(params)
+    state.cfg, state.methods, state.url_cfg, state.url_warnings = cfg, methods, cfg, warnings
+
+
+def show_url_warnings(state: AppState) -> None:
+    """Warn about rejected URL values while the setting is still the one the URL gave."""
+    if state.url_warnings and state.cfg == state.url_cfg:
+        for text in state.url_warnings:
+            st.warning(f"Ignored a value from the link: {text}", icon=":material/link_off:")
+
+
+def write_url(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
+    """Make the address bar show the current setting; returns the query parameters."""
+    target = url_params(cfg, methods)
+    current = {k: st.query_params.get(k) for k in st.query_params}
+    if current != target:
+        st.query_params.from_dict(target)
+    return target
+
+
+def share_link(params: dict[str, str]) -> str:
+    """The full shareable URL of this page with the setting's query string."""
+    base = st.context.url or "http://localhost:8501/"
+    return base + ("?" + urlencode(params) if params else "")
+
+
+def summary_line(cfg: Config) -> str:
+    """'d=500 · D=100 · k=5 · p_o=0.5 · m=300'."""
+    return f"d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m}"
