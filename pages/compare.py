@@ -1,0 +1,5 @@
+"""Compare page (skeleton; filled in by the dashboard work)."""
+
+import streamlit as st
+
+st.title("Compare")

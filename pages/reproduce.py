@@ -1,0 +1,5 @@
+"""Reproduce page (skeleton; filled in by the dashboard work)."""
+
+import streamlit as st
+
+st.title("Reproduce")
