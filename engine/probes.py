@@ -39,11 +39,27 @@ def cosines(p: Params, geo: Geometry) -> torch.Tensor:
     return (p.q @ geo.truth) / norms.clamp_min(1e-30)
 
 
-def _norm_split(c: torch.Tensor, total_sq: torch.Tensor, geo: Geometry):
-    """Per-row norms of the relevant part and of everything else (background + off-dictionary)."""
+def _sq_split(c: torch.Tensor, geo: Geometry) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-row squared norms of the relevant and of the background pattern components.
+
+    Each part is summed on its own rather than subtracted from a total: a difference of
+    float32 squares would leave cancellation noise of ~1e-7·‖v‖² in the smaller part.
+    """
     rel = c.index_select(1, geo.rel_idx)
-    rel_sq = (rel * rel).sum(1)
-    return rel_sq.sqrt(), (total_sq - rel_sq).clamp_min(0.0).sqrt()
+    bg = c.index_select(1, geo.bg_idx)
+    return (rel * rel).sum(1), (bg * bg).sum(1)
+
+
+def _off_dict_sq(v: torch.Tensor, c: torch.Tensor, geo: Geometry) -> torch.Tensor:
+    """Per-row ‖v − P Pᵀ v‖² (P: the orthonormal patterns in the data coordinates).
+
+    The residual is formed before squaring, so its float32 error is ~1e-7·‖v‖, not the
+    ~3e-4·‖v‖ of sqrt(‖v‖² − Σ_j ⟨M_j, v⟩²). In pattern coordinates it is exactly 0.
+    """
+    if geo.patterns is None:
+        return torch.zeros(v.shape[0], dtype=v.dtype, device=v.device)
+    res = torch.addmm(v, c, geo.patterns.T, alpha=-1.0)
+    return (res * res).sum(1)
 
 
 GRAD_KEYS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_median",
@@ -53,9 +69,10 @@ GRAD_KEYS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_medi
 def grad_decomposition_t(gq: torch.Tensor, a_prev: torch.Tensor, geo: Geometry):
     """Tensor form of grad_decomposition: (6 scalars in GRAD_KEYS order, T_pattern) on device."""
     c = geo.components(gq)
-    total_sq = (gq * gq).sum(1)
-    rel_n, bg_n = _norm_split(c, total_sq, geo)
-    norms = total_sq.sqrt()
+    rel_sq, bg_sq = _sq_split(c, geo)
+    off_sq = _off_dict_sq(gq, c, geo)
+    rel_n, bg_n = rel_sq.sqrt(), (bg_sq + off_sq).sqrt()  # background counts the off-dictionary
+    norms = (rel_sq + bg_sq + off_sq).sqrt()
     live = norms > 1e-3 * norms.max().clamp_min(1e-30)
     dev = gq.device
     if not bool(live.any()):
@@ -69,15 +86,14 @@ def grad_decomposition_t(gq: torch.Tensor, a_prev: torch.Tensor, geo: Geometry):
             T.index_select(1, geo.bg_idx).abs().mean(1).clamp_min(1e-30)
     else:
         snr = torch.full((T.shape[0],), float("inf"), device=dev)
-    grad_rel = (rel_n * rel_n).mean().sqrt()
-    grad_bg = (bg_n * bg_n).mean().sqrt()
+    grad_rel = rel_sq.mean().sqrt()
+    grad_bg = (bg_sq + off_sq).mean().sqrt()
     ratio = torch.where(grad_bg > 0, grad_rel / grad_bg, torch.full_like(grad_rel, float("inf")))
-    comp_sq = (c * c).sum(1)
     scalars = torch.stack([
         grad_rel, grad_bg, ratio,
         (rel_n[live] / bg_n[live].clamp_min(1e-30)).median(),
         snr.median(),
-        (total_sq - comp_sq).clamp_min(0).mean().sqrt(),
+        off_sq.mean().sqrt(),
     ])
     return scalars, T.mean(0)
 
@@ -91,13 +107,18 @@ def grad_decomposition(gq: torch.Tensor, a_prev: torch.Tensor, geo: Geometry) ->
 
 
 def weight_decomposition_t(p: Params, geo: Geometry) -> torch.Tensor:
-    """Tensor form of weight_decomposition: [weight_ratio, off_span] on device."""
+    """Tensor form of weight_decomposition: [weight_ratio, off_span] on device.
+
+    off_span counts the residual outside span(M) in the coordinates and the off-basis part
+    perp_scale·perp that the pattern-space path carries from the initialisation.
+    """
     c = geo.components(p.q)
-    comp_sq = (c * c).sum(1)
-    rel_n, rest_n = _norm_split(c, comp_sq, geo)
-    off = p.sq_norms() - comp_sq
-    ratio = rel_n / rest_n.clamp_min(1e-30)
-    return torch.stack([ratio.median(), off.clamp_min(0).mean().sqrt()])
+    rel_sq, bg_sq = _sq_split(c, geo)
+    off = _off_dict_sq(p.q, c, geo)
+    if p.perp is not None and p.perp_scale != 0.0:
+        off = off + p.perp_scale**2 * (p.perp * p.perp).sum(1)
+    ratio = rel_sq.sqrt() / bg_sq.sqrt().clamp_min(1e-30)
+    return torch.stack([ratio.median(), off.mean().sqrt()])
 
 
 def weight_decomposition(p: Params, geo: Geometry) -> dict:

@@ -304,13 +304,6 @@ def test_pattern_and_input_space_paths_agree(tiny_cfg, schedule):
     assert rel_err(w_inp, w_pat) < 1e-3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/probes.py weight_decomposition_t / grad_decomposition_t: off_span and "
-    "grad_offdict are sqrt(‖w‖² − Σ_j ⟨M_j, w⟩²) in float32, so in input space they read "
-    "≈ 3e-4·‖w‖ of cancellation noise (off_span 0.0023 at step 2 of the tiny run where the "
-    "true residual is 5e-7; grad_offdict 1.9e-5 vs 2e-13) while the pattern path reports 0. "
-    "Fix: take the norm of the residual v − P(Pᵀv) (P = geo.patterns), or accumulate the "
-    "squares in float64."))
 def test_off_span_after_reset_is_zero_in_input_space(tiny_world_input):
     run = Run(tiny_world_input, embed=False)
     M = torch.as_tensor(tiny_world_input.ds.M)
