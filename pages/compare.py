@@ -1,5 +1,146 @@
-"""Compare page (skeleton; filled in by the dashboard work)."""
+"""Compare page: learned vs fixed features on the same data and initialisation, live."""
+
+from __future__ import annotations
+
+import contextlib
+import json
 
 import streamlit as st
 
-st.title("Compare")
+from engine.baselines import LABELS, METHODS
+from engine.config import ConfigError
+from engine.presets import PRESETS, preset_config
+from engine.report import history_csv
+from ui import compare_view as cv
+from ui.compare_figures import accuracy_figure
+from ui.state import get_state, read_url, show_url_warnings, summary_line, write_url
+
+TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
+
+state = get_state()
+read_url(state)
+
+st.title("Compare: learned features vs fixed features")
+st.caption(
+    "Every method trains on the same data from the same initial network, one step at a time. "
+    "Solid lines: with the input structure of the paper; dotted: without it (A1′). "
+    "The paper's claim: the network (and Two Step) beats every fixed-feature method, "
+    "and loses that edge when the structure is removed.")
+show_url_warnings(state)
+
+
+def _load_preset() -> None:
+    """Preset selector callback: load the chosen paper setting."""
+    name = st.session_state.get("compare_preset")
+    if name:
+        state.cfg, state.preset = preset_config(name), name
+
+
+def setting_row() -> None:
+    """The current setting, where to change it, and a quick preset loader."""
+    left, right = st.columns([3, 2])
+    with left:
+        name = cv.paper_preset(state)
+        tag = f" · preset **{name.name}**" if name else ""
+        st.markdown(f"**Setting:** `{summary_line(state.cfg)}` · n={state.cfg.n} · "
+                    f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
+        st.page_link("pages/explore.py", label="Change the setting in Explore",
+                     icon=":material/tune:")
+    with right:
+        paper = [n for n, p in PRESETS.items() if p.paper]
+        st.selectbox("Load a paper setting", paper, index=None, key="compare_preset",
+                     placeholder="Table 1 … Table 5", on_change=_load_preset,
+                     format_func=lambda n: PRESETS[n].title)
+
+
+def _methods_changed() -> None:
+    state.methods = cv.ordered(st.session_state["compare_methods"])
+
+
+def controls() -> int:
+    """Method choice, seed count, Play / Pause / Reset; returns the seed count."""
+    c1, c2 = st.columns([4, 1])
+    c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.methods)),
+                   key="compare_methods", format_func=LABELS.get, on_change=_methods_changed,
+                   help="The first six are Table 1's columns (the default).")
+    seeds = int(c2.number_input("Seeds", 1, cv.MAX_SEEDS, 1, key="compare_seeds",
+                                help="Mean ± std over seeds seed, seed+1, … (the paper used 5)."))
+    b1, b2, b3, _ = st.columns([1, 1, 1, 4])
+    ok = bool(state.methods)
+    b1.button("Play", icon=":material/play_arrow:", type="primary", key="compare_play",
+              disabled=not ok or state.comp_playing, on_click=cv.play, args=(state, seeds))
+    b2.button("Pause", icon=":material/pause:", key="compare_pause",
+              disabled=not state.comp_playing, on_click=cv.pause, args=(state,))
+    b3.button("Reset", icon=":material/restart_alt:", key="compare_reset",
+              on_click=cv.reset, args=(state,))
+    if not ok:
+        st.info("Choose at least one method to compare.")
+    return seeds
+
+
+def downloads(report: dict) -> None:
+    """CSV of the per-step curves and the JSON report (same schema as the CLI)."""
+    first = cv.seed_runs().first
+    d1, d2, _ = st.columns([1, 1, 3])
+    d1.download_button("Curves (CSV)", history_csv(first.runs), "compare_history.csv",
+                       "text/csv", icon=":material/download:", key="compare_csv")
+    d2.download_button("Report (JSON)", json.dumps(report, indent=1), "compare_report.json",
+                       "application/json", icon=":material/download:", key="compare_json")
+
+
+def table(report: dict) -> None:
+    """Table 1's layout, with and without structure side by side."""
+    st.subheader("Table 1 layout: train %, test %, cosine with Σ_A M")
+    for title, frame in cv.tables(report):
+        st.markdown(f"**{title}**")
+        st.dataframe(frame, width="stretch")
+    preset = report.get("preset")
+    if preset:
+        st.caption(f"Paper numbers: {PRESETS[preset].source} (mean of 5 runs in the paper). "
+                   "Δ is ours − paper, in points (cosine: absolute).")
+    if report.get("seeds", 1) == 1:
+        name = preset or "NAME"
+        st.caption(f"For mean ± std over 5 seeds here, set Seeds to 5, or run "
+                   f"`python -m engine run --preset {name} --seeds 5`.")
+    if state.cfg.classifier == "logreg":
+        st.caption("RF, One Step and Two Step: a tuned logistic regression on the frozen "
+                   "features (classifier=logreg).")
+
+
+@st.fragment(run_every=TICK_S if state.comp_playing else None)
+def live() -> None:
+    """One tick: advance the comparison, then draw the counter, curves, table and downloads."""
+    if state.comp_playing:
+        building = state.comparison is None
+        wait = st.spinner("Drawing the data and the initial network…", show_time=True)
+        with wait if building else contextlib.nullcontext():
+            cv.advance(state)
+        if not state.comp_playing:
+            st.rerun()  # the timer stops with a full rerun
+    if state.comp_error:
+        st.error(state.comp_error, icon=":material/error:")
+    step, T, seed, seeds = cv.progress(state)
+    seed_txt = f" · seed {seed} / {seeds}" if seeds > 1 else ""
+    st.markdown(f"#### step {step} / {T}{seed_txt}")
+    st.progress(min(step / max(T, 1), 1.0))
+    if cv.seed_runs().estimate:
+        st.caption(f"Estimated cost per seed: {cv.seed_runs().estimate}.")
+    comp = cv.shown(state)
+    if comp is not None:
+        st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T), key="compare_curves",
+                        config={"displaylogo": False})
+    elif not state.comp_error:
+        st.info("Press **Play** to train the chosen methods side by side.")
+    if state.comp_summary is not None:
+        table(state.comp_summary)
+        downloads(state.comp_summary)
+
+
+setting_row()
+seeds = controls()
+cv.sync(state, seeds)
+write_url(state.cfg, state.methods)
+try:
+    live()
+except ConfigError as err:  # a setting the engine refuses while drawing: one line, no traceback
+    st.error(str(err))
