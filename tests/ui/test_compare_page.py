@@ -1,0 +1,157 @@
+"""AppTest tests of the Compare page: real lockstep training of every method on a tiny setting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
+from engine.config import from_dict
+from engine.presets import PRESETS
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TINY = {"n": "2000", "n_test": "1000", "T": "20", "m": "40", "batch": "200", "d": "100",
+        "D": "20"}
+
+
+def open_compare(params: dict | None = None) -> AppTest:
+    """The app on the Compare page, with the given URL query."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(params or {})
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def play_to_end(at: AppTest, max_ticks: int = 400) -> AppTest:
+    """Press Play and run fragment ticks until the comparison is summarised."""
+    at.button(key="compare_play").click().run()
+    for _ in range(max_ticks):
+        state = at.session_state["app"]
+        if state.comp_summary is not None or state.comp_error or at.exception:
+            break
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table_columns(at: AppTest) -> list[str]:
+    return [c for df in at.dataframe for c in df.value.columns]
+
+
+@pytest.fixture(scope="module")
+def finished() -> AppTest:
+    """All eight methods trained to the end on the tiny setting (shared by several tests)."""
+    return play_to_end(open_compare({**TINY, "methods": ",".join(METHODS)}))
+
+
+def test_default_page_renders_with_the_six_table_methods() -> None:
+    at = open_compare()
+    assert at.title[0].value.startswith("Compare")
+    assert at.multiselect(key="compare_methods").value == list(DEFAULT_METHODS)
+    assert any("step 0 / 600" in m.value for m in at.markdown)
+    assert any("Press **Play**" in i.value for i in at.info)
+    assert at.session_state["app"].comparison is None  # nothing trains before Play
+
+
+def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) -> None:
+    state = finished.session_state["app"]
+    assert state.comp_error is None
+    assert not state.comp_playing
+    assert any("step 20 / 20" in m.value for m in finished.markdown)
+    assert sorted(table_columns(finished)) == sorted(LABELS[m] for m in METHODS)
+    titles = [m.value for m in finished.markdown]
+    assert "**With input structure**" in titles and "**Without input structure (A1′)**" in titles
+    for df in finished.dataframe:
+        for label in df.value.columns:
+            test_cell = df.value.loc["Test % · ours", label]
+            assert 0.0 <= float(test_cell) <= 100.0
+    with_structure = finished.dataframe[0].value
+    assert with_structure.loc["Cos · ours", "NTK"] == "NA"
+    # the live curves: one trace per method, each reaching step T
+    spec = json.loads(finished.get("plotly_chart")[0].proto.spec)
+    assert sorted(t["name"] for t in spec["data"]) == sorted(LABELS[m] for m in METHODS)
+
+
+def test_report_download_matches_the_table(finished: AppTest) -> None:
+    report = finished.session_state["app"].comp_summary
+    assert report["config"]["n"] == 2000 and report["config"]["T"] == 20
+    assert list(report["methods"]) == list(METHODS)
+    assert report["seeds"] == 1
+    for m in METHODS:
+        assert len(report["history"][m]) == 21  # steps 0..T
+    net = report["methods"]["network"]
+    cell = finished.dataframe[0].value.loc["Test % · ours", "Network"]
+    assert cell == f"{100 * net['test_acc']:.1f}"
+    keys = [b.proto.label for b in finished.get("download_button")]
+    assert keys == ["Curves (CSV)", "Report (JSON)"]
+
+
+def test_url_methods_and_bad_values_are_reported() -> None:
+    at = open_compare({**TINY, "methods": "network,rf", "k": "999"})
+    assert at.multiselect(key="compare_methods").value == ["network", "rf"]
+    warnings = " ".join(w.value for w in at.warning)
+    assert "k=999" in warnings
+    bad = open_compare({"methods": "network,magic"})
+    assert bad.multiselect(key="compare_methods").value == list(DEFAULT_METHODS)
+    assert "magic" in " ".join(w.value for w in bad.warning)
+
+
+def test_resource_limit_shows_a_message_not_a_traceback(monkeypatch) -> None:
+    monkeypatch.setenv("FEX_MAX_T", "10")
+    at = play_to_end(open_compare({**TINY, "methods": "network"}))
+    state = at.session_state["app"]
+    assert state.comp_summary is None and not state.comp_playing
+    text = " ".join(e.value for e in at.error)
+    assert "T=20" in text and "FEX_MAX_T" in text
+
+
+def test_two_seeds_give_mean_and_std() -> None:
+    at = open_compare({**TINY, "methods": "network,rf"})
+    at.number_input(key="compare_seeds").set_value(2).run()
+    play_to_end(at)
+    report = at.session_state["app"].comp_summary
+    assert report["seeds"] == 2
+    per_seed = report["methods"]["rf"]["per_seed"]
+    assert len(per_seed) == 2 and per_seed[0] != per_seed[1]  # seeds 0 and 1 differ
+    cell = at.dataframe[0].value.loc["Test % · ours", "RF"]
+    assert "±" in cell
+
+
+def test_changing_the_methods_restarts_cleanly(finished: AppTest) -> None:
+    at = open_compare({**TINY, "methods": "network,rf"})
+    at.button(key="compare_play").click().run()
+    assert at.session_state["app"].comp_playing
+    at.multiselect(key="compare_methods").set_value(["network"]).run()
+    state = at.session_state["app"]
+    assert state.comparison is None and not state.comp_playing
+    assert state.methods == ("network",)
+
+
+def test_paper_numbers_and_difference_beside_ours(finished: AppTest) -> None:
+    from engine.report import build_report
+    from ui.compare_view import tables
+
+    sr = finished.session_state["compare_seed_runs"]
+    comp = sr.first
+    report = build_report(comp.cfg, comp.runs, "cpu", {}, sr.per_seed, PRESETS["paper-parity"])
+    frame = dict(tables(report))["With input structure"]
+    assert frame.loc["Test % · paper", "NTK"] == "86.4"
+    ours = report["methods"]["ntk"]["test_acc"]
+    delta = float(frame.loc["Test % · Δ (ours − paper)", "NTK"])
+    assert delta == pytest.approx(100 * ours - 86.4, abs=0.051)
+    assert frame.loc["Cos · paper", "NTK"] == "NA"
+    # the page only shows paper numbers while the setting is the preset's own
+    assert from_dict(PRESETS["paper-parity"].settings) != comp.cfg
+
+
+def test_divergence_stops_with_a_message_and_keeps_the_curves() -> None:
+    at = play_to_end(open_compare({**TINY, "methods": "network", "eta": "1e6", "eta2": "1e6"}))
+    state = at.session_state["app"]
+    assert state.comp_summary is None and not state.comp_playing
+    text = " ".join(e.value for e in at.error)
+    assert "diverged at step" in text and "η" in text
+    assert at.get("plotly_chart"), "the curves up to the divergence stay visible"
