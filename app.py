@@ -1,6 +1,16 @@
 """Feature-emergence explorer: the router (st.navigation) over the four pages."""
 
-import streamlit as st
+import os
+
+# Before torch loads: idle OpenMP workers must sleep, not spin, or on a busy 2-core server they
+# starve the main thread (a 2 ms MDS eigh took 100+ ms after each training step).
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import streamlit as st  # noqa: E402
+import threadpoolctl  # noqa: E402
+
+# The app's numpy work is small matrices, where OpenBLAS threads only add contention.
+threadpoolctl.threadpool_limits(1, user_api="blas")
 
 st.set_page_config(page_title="Feature emergence explorer", page_icon=":material/hub:",
                    layout="wide")

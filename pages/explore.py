@@ -1,9 +1,59 @@
-"""Explore page (placeholder until the dashboard lands)."""
+"""Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
 
 import streamlit as st
 
+from ui import controls, explore_text, live
+from ui import explore_view as view
+from ui.state import get_state, read_url, share_link, show_url_warnings, summary_line, write_url
+
+state = get_state()
+read_url(state)
+controls.sidebar(state)
+
 st.title("Feature emergence explorer")
-st.write(
-    "Watch a two-layer network learn features from structured inputs "
-    "(Shi, Wei & Liang, ICLR 2022). The interactive dashboard is under construction."
-)
+st.caption("A two-layer network learns features from structured inputs "
+           "(Shi, Wei & Liang, ICLR 2022). Move a setting, press Play, watch the neurons.")
+show_url_warnings(state)
+params = write_url(state.cfg, None)
+
+live.ensure_run(state)
+if state.guard_error:
+    st.error(state.guard_error[1], icon=":material/block:")
+cfg = state.run_cfg or state.cfg
+pending = " (the sidebar's setting is not running: see the message)" \
+    if state.run_cfg is not None and state.run_cfg != state.cfg else ""
+st.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
+            f"schedule={cfg.schedule} · seed={cfg.seed}{pending}")
+if state.run is None:
+    st.stop()
+
+view.player(state)
+state.timer_on = state.playing
+
+
+@st.fragment(run_every=live.TICK_S if state.playing else None)
+def live_panel() -> None:
+    """One tick: take a chunk of steps, then draw everything for the step on screen."""
+    live.advance(state)
+    if state.timer_on and not state.playing:
+        st.rerun()  # finished, paused or diverged: a full run turns the timer off
+    i = live.shown_index(state)
+    view.counter(state, i)
+    if state.error:
+        st.error(f"Stopped: {state.error}. The history so far stays below and in the downloads.",
+                 icon=":material/warning:")
+    view.metrics(state, i)
+    view.stage_text(state, i)
+    view.charts(state, i)
+    view.scrubber(state, i)
+    if not state.playing:
+        view.downloads(state)
+
+
+live_panel()
+
+with st.expander("What is measured, and how to share this setting"):
+    st.write(explore_text.probes(cfg))
+    st.caption(f"Setup took {state.build_s:.1f} s. Copy this link to share the setting "
+               "(charts have a PNG download in their toolbar):")
+    st.code(share_link(params), language=None)

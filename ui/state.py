@@ -35,6 +35,12 @@ class AppState:
     error: str | None = None  # divergence message; the run stops, its history stays
     smacof: tuple[int, Any] | None = None  # (history index, embedding) of the refined map
     build_s: float = 0.0
+    synced_cfg: Config | None = None  # the setting the sidebar widgets were last written from
+    form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
+    colour_by: str = "cosine"  # map colouring: "cosine" or "sign of a_i"
+    timer_on: bool = False  # whether the live fragment was created with a run_every timer
+    centre_map: tuple[int, Any] | None = None  # (history index, embedding) with data centres
+    guard_error: tuple | None = None  # (refused Config, message): server limits or setup failure
     # Compare: one Comparison of several methods
     methods: tuple[str, ...] = DEFAULT_METHODS
     comparison: Any = None

@@ -1,0 +1,149 @@
+"""Sidebar controls generated from engine.config.SPECS, grouped as in the paper."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import streamlit as st
+
+from engine.config import SPECS, Config, ConfigError, Spec, validate
+from engine.presets import PRESETS, preset_config
+from ui.state import AppState
+
+PREFIX = "w_"  # widget keys are "w_<setting>"
+PRESET_KEY = "w_preset"
+CUSTOM = "(custom)"
+SLIDERS = {"d", "D", "k", "p_o", "p_a", "noise", "t1", "t2", "sigma_r"}
+# Main controls of each group; the rest sit in a collapsed expander below it.
+MAIN = {
+    "data": ("scenario", "labeling", "d", "D", "k", "p_o", "n", "structure", "seed"),
+    "network": ("m", "schedule"),
+    "steps": ("T", "batch"),
+}
+GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps", "baselines": "Baselines"}
+MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
+               "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
+               "baselines": "Baseline classifier"}
+# Which data settings matter for which scenario/labeling (others are hidden, not reset).
+ONLY_IF = {
+    "p_a": lambda c: c.labeling != "parity", "t1": lambda c: c.labeling == "interval",
+    "t2": lambda c: c.labeling == "interval", "P": lambda c: c.labeling == "custom",
+    "sigma_r": lambda c: c.scenario == "mog", "vectors": lambda c: c.scenario == "hidden_repr",
+    "real": lambda c: c.scenario == "real", "pair": lambda c: c.scenario == "real",
+    "theory": lambda c: c.schedule == "theory",
+    "momentum": lambda c: c.schedule == "standard",
+}
+
+
+def key(name: str) -> str:
+    """Widget key of a setting."""
+    return PREFIX + name
+
+
+def sync_widgets(state: AppState, force: bool = False) -> None:
+    """Write the current setting into the widgets when it changed outside them (preset, URL)."""
+    if not force and state.synced_cfg == state.cfg:
+        return
+    for name in SPECS:
+        st.session_state[key(name)] = getattr(state.cfg, name)
+    st.session_state[PRESET_KEY] = state.preset if state.preset in PRESETS else CUSTOM
+    state.synced_cfg, state.form_error = state.cfg, None
+
+
+def widget_config(state: AppState) -> Config:
+    """The setting the widgets show (validated; raises ConfigError)."""
+    changes = {name: st.session_state[key(name)] for name in SPECS
+               if key(name) in st.session_state}
+    return validate(dataclasses.replace(state.cfg, **changes))
+
+
+def on_widget(state: AppState) -> None:
+    """A control moved: adopt the new setting, or keep the last valid one and say why."""
+    try:
+        cfg = widget_config(state)
+    except ConfigError as err:
+        state.form_error = f"{SPECS[err.name].label if err.name in SPECS else err.name}: {err}"
+        return
+    state.form_error = None
+    if state.preset in PRESETS and cfg != preset_config(state.preset):
+        state.preset = None
+        st.session_state[PRESET_KEY] = CUSTOM
+    state.cfg = state.synced_cfg = cfg
+
+
+def on_preset(state: AppState) -> None:
+    """A preset was picked: load its setting into every control."""
+    name = st.session_state[PRESET_KEY]
+    if name == CUSTOM:
+        state.preset = None
+        return
+    state.cfg, state.preset = preset_config(name), name
+    sync_widgets(state, force=True)
+
+
+def _widget(name: str, spec: Spec, state: AppState) -> None:
+    k = key(name)
+    if k not in st.session_state:  # a control that was hidden comes back with the setting
+        st.session_state[k] = getattr(state.cfg, name)
+    short = spec.help and len(spec.help) <= 32 and spec.label != spec.help
+    label = f"{spec.label} ({spec.help})" if short else spec.label
+    args: dict[str, Any] = {"key": k, "help": spec.help or None, "on_change": on_widget,
+                            "args": (state,)}
+    if spec.choices:
+        st.selectbox(label, spec.choices, **args)
+    elif spec.kind is bool:
+        st.toggle(label, **args)
+    elif spec.kind is str:
+        st.text_input(label, **args)
+    elif name in SLIDERS:
+        st.slider(label, **_bounds(spec), **args)
+    else:
+        st.number_input(label, **_bounds(spec), placeholder="auto (schedule)", **args)
+
+
+def _bounds(spec: Spec) -> dict:
+    """min/max/step for a numeric widget; open ends move inwards by one step."""
+    if spec.kind is int:
+        lo = None if spec.lo is None else int(spec.lo)
+        hi = None if spec.hi is None else int(spec.hi)
+        return {"min_value": lo, "max_value": hi, "step": 1}
+    step = 0.01 if spec.hi is not None and spec.hi <= 10 else None
+    lo = spec.lo if spec.lo is None or not spec.open_lo else spec.lo + (step or 1e-9)
+    hi = spec.hi if spec.hi is None or not spec.open_hi else spec.hi - (step or 1e-9)
+    out: dict[str, Any] = {"min_value": float(lo) if lo is not None else None,
+                           "max_value": float(hi) if hi is not None else None}
+    if step:
+        out["step"] = step
+    else:
+        out["format"] = "%g"
+    return out
+
+
+def _visible(name: str, cfg: Config) -> bool:
+    rule = ONLY_IF.get(name)
+    return rule is None or bool(rule(cfg))
+
+
+def sidebar(state: AppState) -> None:
+    """Preset picker and every setting, grouped: data, network, steps, baselines."""
+    sync_widgets(state)
+    with st.sidebar:
+        st.selectbox("Preset", [CUSTOM, *PRESETS], key=PRESET_KEY, on_change=on_preset,
+                     args=(state,), help="load a named setting (the paper's experiments)",
+                     format_func=lambda n: n if n == CUSTOM else f"{n} — {PRESETS[n].title}")
+        if state.form_error:
+            st.error(f"{state.form_error}. The last valid setting keeps running.",
+                     icon=":material/error:")
+        shown = state.cfg
+        for group, title in GROUP_TITLES.items():
+            names = [n for n, s in SPECS.items() if s.group == group and _visible(n, shown)]
+            main = [n for n in MAIN.get(group, ()) if n in names]
+            more = [n for n in names if n not in main]
+            st.subheader(title)
+            for name in main:
+                _widget(name, SPECS[name], state)
+            if more:
+                with st.expander(MORE_TITLES[group]):
+                    for name in more:
+                        _widget(name, SPECS[name], state)

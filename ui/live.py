@@ -1,0 +1,137 @@
+"""The Explore page's one training run: set up, advance in time-budgeted chunks, restart."""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+import numpy as np
+import streamlit as st
+
+from engine import mds
+from engine.config import Config, ConfigError
+from engine.run import DivergenceError, Run, build_world
+from engine.scenarios import centre_cosines
+from ui.state import AppState
+
+TICK_S = 0.25  # the fragment's timer: 4 redraws per second while playing
+BUDGET_S = 0.15  # compute per tick, so a tick never blocks the page for long
+SPEEDS = (1, 2, 5, 10, 20, 50)  # steps per tick
+
+
+def guard_check(cfg: Config) -> None:
+    """Refuse settings beyond the server's limits (engine.guard, when the project has it)."""
+    try:
+        guard = importlib.import_module("engine.guard")
+    except ImportError:
+        return
+    guard.check(cfg, methods=("network",))
+
+
+def ensure_run(state: AppState) -> None:
+    """Start a fresh run when the setting changed; at most one run lives per session."""
+    if state.run is not None and state.run_cfg == state.cfg:
+        return
+    if state.guard_error and state.guard_error[0] == state.cfg:
+        return  # this setting was already refused
+    cfg = state.cfg
+    try:
+        guard_check(cfg)
+    except ConfigError as err:
+        state.guard_error = (cfg, str(err))
+        return
+    state.guard_error = None
+    state.run = state.world = None  # drop the old run before building the new one
+    t0 = time.perf_counter()
+    with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {2 * cfg.m} neurons…"):
+        try:
+            world = build_world(cfg)
+        except ConfigError as err:
+            state.guard_error = (cfg, str(err))
+            state.run_cfg = None
+            return
+        state.world, state.run_cfg = world, cfg
+        reset(state)
+    state.build_s = time.perf_counter() - t0
+
+
+def reset(state: AppState) -> None:
+    """Back to step 0 on the same data and initial network."""
+    state.run = Run(state.world)
+    state.scrub, state.error, state.pending = None, None, 0
+    state.smacof = state.centre_map = None
+
+
+def advance(state: AppState) -> int:
+    """Take the steps asked for (Play: `speed` per tick, Step: the pending ones) within budget."""
+    run = state.run
+    if run is None or state.error or run.done:
+        state.playing, state.pending = False, 0
+        return 0
+    want = state.speed if state.playing else state.pending
+    t0, done = time.perf_counter(), 0
+    try:
+        while done < want and not run.done:
+            run.step()
+            done += 1
+            if time.perf_counter() - t0 > BUDGET_S:
+                break
+    except DivergenceError as err:
+        state.error, state.playing = str(err), False
+    if not state.playing:
+        state.pending = max(0, state.pending - done)
+    if run.done:
+        state.playing, state.pending = False, 0
+    return done
+
+
+def shown_index(state: AppState) -> int:
+    """History index on screen: the scrubber's, or the newest step."""
+    last = len(state.run.history) - 1
+    return last if state.scrub is None else min(state.scrub, last)
+
+
+def has_truth(cfg: Config) -> bool:
+    """Real data has no planted Σ_A M: its stars and gradient split mean nothing."""
+    return cfg.scenario != "real"
+
+
+def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(2m×2 points, colour cosines, marks) for history index i."""
+    snap, ds = state.run.history[i], state.world.ds
+    centres = getattr(ds, "centres", None)
+    if centres is None:
+        marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
+        return snap.embedding[:-2], snap.cos, marks if has_truth(state.run_cfg) else {}
+    emb, cos = centre_embedding(state, i, np.asarray(centres, dtype=np.float64))
+    width = len(snap.cos)
+    labels = getattr(ds, "centre_labels", None)
+    marks = {}
+    for sign, name in ((1, "centres, label +1"), (-1, "centres, label −1")):
+        sel = np.ones(len(centres), bool) if labels is None else np.sign(labels) == sign
+        if sel.any():
+            marks[name if labels is not None else "centres"] = emb[width:][sel]
+    return emb[:width], cos, marks
+
+
+def _weights_at(state: AppState, i: int) -> np.ndarray:
+    """First-layer weights at history index i (the newest live, else the last kept before i)."""
+    hist = state.run.history
+    if i == len(hist) - 1:
+        return state.run.params.q.float().cpu().numpy()
+    for j in range(i, -1, -1):
+        if hist[j].weights is not None:
+            return hist[j].weights
+    return state.run.params.q.float().cpu().numpy()
+
+
+def centre_embedding(state: AppState, i: int, centres: np.ndarray):
+    """Map of neurons plus the data's centres, aligned to the previous such frame."""
+    w = np.asarray(_weights_at(state, i), dtype=np.float64)
+    if centres.shape[1] < w.shape[1]:
+        centres = np.hstack([centres, np.zeros((len(centres), w.shape[1] - centres.shape[1]))])
+    prev = state.centre_map[1] if state.centre_map else None
+    emb = mds.align(mds.classical(np.vstack([w, centres[:, :w.shape[1]]])), prev)
+    state.centre_map = (i, emb)
+    cos = np.abs(centre_cosines(w, centres[:, :w.shape[1]])).max(axis=0)
+    return emb, cos
