@@ -7,6 +7,7 @@ import json
 import sys
 import time
 
+from . import guard
 from . import presets as preset_mod
 from .baselines import DEFAULT_METHODS, METHODS
 from .config import SPECS, Config, ConfigError, from_dict
@@ -100,6 +101,7 @@ def cmd_run(args) -> int:
 
     cfg, preset = parse_settings(args)
     methods, n_seeds = parse_methods(args.methods), parse_seed_count(args.seeds)
+    guard.check(cfg, methods, embed=False)  # refuse what this host's limits do not allow
     device = str(pick_device(args.device))
     t0, per_seed, first = time.perf_counter(), [], None
     for i in range(n_seeds):

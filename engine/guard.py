@@ -1,0 +1,205 @@
+"""Resource guard: estimate a run's memory and time; refuse what the host cannot serve.
+
+The estimate counts the tensors the engine really allocates (engine/data.py, trainer.py, run.py,
+baselines.py). Server limits come from environment variables (documented in docs/hosting.md):
+
+  FEX_MAX_MEMORY_MB  peak memory of one run            (default 1024)
+  FEX_MAX_SECONDS    estimated CPU time per method     (default 300)
+  FEX_MAX_N          training and test samples, each   (default 200000)
+  FEX_MAX_M          neuron pairs m                    (default 2000)
+  FEX_MAX_T          steps T                           (default 5000)
+  FEX_MAX_DIM        input dimension d                 (default 3072)
+  FEX_GFLOPS         assumed sustained GFLOP/s of the host, for the time estimate (default 5)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .config import Config, ConfigError
+
+MB = 1 << 20
+F32 = 4
+PROBE = 4096  # engine.run.PROBE_SAMPLES per split
+CHUNK = 16384  # predict()/NTK evaluation chunk rows
+KEEP_WEIGHTS = 60  # Run keeps the first-layer weights on about this many steps
+BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
+# many medium arrays (weights kept for the map, gradient caches) come and go while training;
+# the allocator keeps some of their freed space, measured at 10-35% of the live total
+ALLOC_SLACK = 1.3
+REAL_DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
+
+LIMITS = {  # env var -> (default, setting it caps or None, explanation)
+    "FEX_MAX_MEMORY_MB": (1024, None, "estimated peak memory of one run in MB"),
+    "FEX_MAX_SECONDS": (300, None, "estimated CPU time per trained method in seconds"),
+    "FEX_MAX_N": (200_000, ("n", "n_test"), "training/test samples"),
+    "FEX_MAX_M": (2000, ("m",), "neuron pairs"),
+    "FEX_MAX_T": (5000, ("T",), "steps"),
+    "FEX_MAX_DIM": (3072, ("d",), "input dimension"),
+}
+DEFAULT_GFLOPS = 5.0
+
+
+class ResourceError(ConfigError):
+    """A setting is allowed by its range but too large for this server's limits."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Predicted peak memory (MB) and CPU time (s) of a run, and what dominates each."""
+
+    memory_mb: float
+    seconds: float
+    dominant: str  # the largest memory part, e.g. "data generation (n×D)"
+    parts: dict = field(default_factory=dict)  # memory part -> MB
+    gflop: float = 0.0
+
+    def describe(self) -> str:
+        """One line for the UI or the CLI."""
+        return (f"about {self.memory_mb:.0f} MB and {self.seconds:.0f} s "
+                f"(mostly {self.dominant})")
+
+
+def limit(name: str) -> float:
+    """A server limit from the environment (its default when unset); bad values are errors."""
+    default = LIMITS[name][0] if name in LIMITS else DEFAULT_GFLOPS
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return float(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ConfigError(name, raw, "a positive number (server setting)")
+    return value
+
+
+def coord_dim(cfg: Config) -> tuple[int, int, bool]:
+    """(r, d, pattern_space): width of the data coordinates the engine stores, and d."""
+    d = REAL_DIMS.get(cfg.real, cfg.d) if cfg.scenario == "real" else cfg.d
+    pattern = cfg.noise == 0 and cfg.scenario in ("sparse_coding", "hidden_repr", "dm_parity")
+    return (cfg.D if pattern else d), d, pattern
+
+
+def _data_mb(cfg: Config) -> tuple[float, float]:
+    """(kept, generation peak) MB of one world's data (train + test)."""
+    r, d, pattern = coord_dim(cfg)
+    kept = (cfg.n + cfg.n_test) * r * F32
+    big = max(cfg.n, cfg.n_test)
+    if cfg.scenario in ("mog", "real"):
+        gen = 32 * big * d  # float64 draws and sums, then the float32 copy
+    elif pattern:
+        # rng.random (f64), the probability table (f64), the mask, φ̃ and its normalised copy
+        gen = 21 * big * cfg.D
+    else:
+        # φ̃ and z in pattern space, then x = z Mᵀ, the noise draw and its scaled copy (f32)
+        gen = 8 * cfg.n * cfg.D + 3 * F32 * cfg.n * d + F32 * cfg.n_test * d
+    return kept / MB, gen / MB
+
+
+def _rows(n: int) -> int:
+    """Rows of predict()'s chunk buffers alive at once (the last, shorter chunk overlaps)."""
+    return n if n <= CHUNK else CHUNK + min(CHUNK, n % CHUNK)
+
+
+def _world_mb(cfg: Config, methods) -> tuple[float, float, float]:
+    """(init peak, kept, evaluation peak) MB of one world's network-side buffers."""
+    r, d, pattern = coord_dim(cfg)
+    width = 2 * cfg.m
+    probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
+    init = width * d * 8 * 3.5  # float64 draws in d-space, their projection and residual
+    perp = width * d * F32 if pattern and r != d else 0
+    frozen = sum(m.removesuffix("_no_structure") in ("rf", "one_step", "two_step")
+                 for m in methods)
+    kept = perp + probe * r * F32 + probe * width * F32 * (1 + min(frozen, 4))
+    evaluation = _rows(max(cfg.n, cfg.n_test)) * width * F32
+    return init / MB, kept / MB, evaluation / MB
+
+
+def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
+    """(kept, evaluation peak) MB of one method: parameters, caches, history; NTK buffers."""
+    r, _, _ = coord_dim(cfg)
+    width = 2 * cfg.m
+    params = width * (r + 2) * F32 * 6  # p, grads, a_prev, full-batch cache copies
+    probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
+    if method.removesuffix("_no_structure") == "ntk":
+        kept = params + 3 * probe * width * F32 + cfg.T * 200
+        # full evaluation: pre-activation, act, der, slope and lin on a chunk
+        return kept / MB, 5 * min(CHUNK, max(cfg.n, cfg.n_test)) * width * F32 / MB
+    snaps = (cfg.T + 1) * (4 * width * F32 + 2 * (width + 2) * F32 + 400)
+    history = snaps + min(cfg.T + 1, KEEP_WEIGHTS + 4) * width * r * F32
+    return (params + history) / MB, 0.0
+
+
+def _gflop(cfg: Config, methods, embed: bool) -> float:
+    """Floating-point work (GFLOP) of training and measuring every method for T steps."""
+    r, d, _ = coord_dim(cfg)
+    width, probe = 2 * cfg.m, min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
+    batch = min(cfg.batch, cfg.n)
+    gen = 30 * (cfg.n + cfg.n_test) * max(cfg.D, 1 if r == cfg.D else d)
+    total = gen + 4 * (cfg.n + cfg.n_test) * cfg.D * (0 if r == cfg.D else d)
+    for m in methods:
+        step = 4 * batch * width * r + 2 * probe * width * r  # fwd+bwd on a batch, probe eval
+        full = 4 * cfg.n * width * r * 2 + 2 * (cfg.n + cfg.n_test) * width * r * 4
+        if m.removesuffix("_no_structure") == "ntk":
+            step *= 1.5
+        total += cfg.T * step + full
+        if embed and m.removesuffix("_no_structure") != "ntk":
+            pts, small = width + 2, min(width + 2, r)  # classical MDS: Gram matrix + top-2 eigh
+            total += cfg.T * (2 * pts * r * small + 10 * small**3)
+    return total / 1e9
+
+
+def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
+    """Peak memory and CPU time of training `methods` side by side on cfg (one seed)."""
+    kept, gen = _data_mb(cfg)
+    worlds = 2 if any(m.endswith("_no_structure") for m in methods) else 1
+    init, net_kept, evaluation = _world_mb(cfg, methods)
+    per_method = {m: _method_mb(cfg, m) for m in methods}
+    method_kept = sum(k for k, _ in per_method.values())
+    method_eval = max((e for _, e in per_method.values()), default=0.0)
+    parts = {  # the phases of a run; the peak is the largest
+        "data generation": gen + (worlds - 1) * (kept + net_kept),
+        "network initialisation": worlds * kept + (worlds - 1) * net_kept + init,
+        "training and evaluation": ALLOC_SLACK * (worlds * (kept + net_kept) + method_kept
+                                                  + max(evaluation, method_eval)),
+    }
+    dominant = max(parts, key=parts.get)
+    gflop = _gflop(cfg, methods, embed)
+    return Estimate(BASE_MB + parts[dominant], gflop / limit("FEX_GFLOPS"), dominant, parts,
+                    gflop)
+
+
+def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
+    """estimate() or ResourceError naming the setting to reduce, its value and the maximum."""
+    for env, (_, names, what) in LIMITS.items():
+        for name in names or ():
+            cap = limit(env)
+            if getattr(cfg, name) > cap:
+                raise ResourceError(name, getattr(cfg, name),
+                                    f"at most {cap:g} {what} on this server ({env})")
+    est = estimate(cfg, methods, embed)
+    mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
+    if est.memory_mb > mem_cap:
+        name = _largest_knob(cfg, est)
+        raise ResourceError(name, getattr(cfg, name),
+                            f"a smaller value: this run needs about {est.memory_mb:.0f} MB, "
+                            f"more than the {mem_cap:g} MB allowed on this server "
+                            f"(FEX_MAX_MEMORY_MB; mostly {est.dominant})")
+    per_method = est.seconds / max(1, len(methods))
+    if per_method > time_cap:
+        name = "T" if cfg.T > 100 else ("m" if cfg.m > 50 else "n")
+        raise ResourceError(name, getattr(cfg, name),
+                            f"a smaller value: each method needs about {per_method:.0f} s, "
+                            f"more than the {time_cap:g} s allowed on this server "
+                            f"(FEX_MAX_SECONDS)")
+    return est
+
+
+def _largest_knob(cfg: Config, est: Estimate) -> str:
+    """The setting whose reduction shrinks the dominant memory part most."""
+    if est.dominant != "data generation" and cfg.m * 2 > min(cfg.n, 2 * CHUNK) / 8:
+        return "m"
+    return "n" if cfg.n >= cfg.n_test else "n_test"
