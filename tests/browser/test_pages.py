@@ -1,0 +1,64 @@
+"""Real-browser tests of the Compare, Reproduce and Guide pages (headless Chromium)."""
+
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import urlencode
+
+from playwright.sync_api import Page, expect
+
+TINY = {"n": 2000, "n_test": 1000, "T": 20, "m": 40, "batch": 200, "d": 100, "D": 20,
+        "methods": "network,ntk,rf"}
+EXCEPTION = '[data-testid="stException"]'
+
+
+def counters(page: Page, main, timeout_s: float = 120.0) -> list[int]:
+    """Poll the live 'step t / 20' counter until it reaches 20; the distinct values seen."""
+    seen: list[int] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for text in main.locator("h4").all_inner_texts():
+            match = re.match(r"step (\d+) / 20", text)
+            if match and int(match.group(1)) not in seen:
+                seen.append(int(match.group(1)))
+        if 20 in seen:
+            return seen
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the counter never reached 20/20: {seen}")
+
+
+def test_compare_plays_a_tiny_setting_to_the_table(page: Page, server_log, wait_for_app) -> None:
+    page.goto("compare?" + urlencode(TINY))
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("d=100 · D=20 · k=5 · p_o=0.5 · m=40")).to_be_visible()
+    main.get_by_role("button", name="Play").click()
+    seen = counters(page, main)
+    assert any(0 < s < 20 for s in seen), f"no live intermediate step was shown: {seen}"
+    expect(main.get_by_text("Table 1 layout", exact=False)).to_be_visible(timeout=60_000)
+    table = main.locator('[data-testid="stDataFrame"]').first
+    expect(table).to_be_visible()
+    expect(main.locator(".js-plotly-plot")).to_have_count(1)
+    for label in ("Network", "NTK", "RF"):
+        expect(main.locator(".js-plotly-plot").get_by_text(label, exact=True)).to_have_count(1)
+    expect(main.get_by_role("button", name="Report (JSON)")).to_be_visible()
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    assert "m=40" in page.url and "methods=network%2Cntk%2Crf" in page.url
+    assert "Traceback" not in server_log, server_log.text
+
+
+def test_reproduce_and_guide_render_without_errors(page: Page, server_log, wait_for_app) -> None:
+    page.goto("reproduce")
+    wait_for_app(page)
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("Tables 1–5")).to_be_visible()
+    expect(main.get_by_role("button", name="Open in Compare").nth(10)).to_be_attached()
+    # 3 figure cards and 8 table cards at least, each with both buttons
+    assert main.get_by_role("button", name="Open in Compare").count() >= 11
+    assert main.get_by_role("button", name="Open in Explore").count() >= 11
+    page.goto("guide")
+    wait_for_app(page)
+    expect(page.locator(".katex").first).to_be_visible(timeout=30_000)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    assert "Traceback" not in server_log, server_log.text
