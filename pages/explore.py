@@ -1,5 +1,7 @@
 """Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
 
+import time
+
 import streamlit as st
 
 from ui import controls, explore_text, live
@@ -16,14 +18,17 @@ st.caption("A two-layer network learns features from structured inputs "
 show_url_warnings(state)
 params = write_url(state.cfg, None)
 
+cfg = state.cfg
+head = st.empty()  # the summary shows at once, before a slow setup
+head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
+              f"schedule={cfg.schedule} · seed={cfg.seed}")
 live.ensure_run(state)
 if state.guard_error:
     st.error(state.guard_error[1], icon=":material/block:")
-cfg = state.run_cfg or state.cfg
-pending = " (the sidebar's setting is not running: see the message)" \
-    if state.run_cfg is not None and state.run_cfg != state.cfg else ""
-st.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
-            f"schedule={cfg.schedule} · seed={cfg.seed}{pending}")
+if state.run_cfg is not None and state.run_cfg != state.cfg:  # refused: the old run stays
+    cfg = state.run_cfg
+    head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · still running the "
+                  "last accepted setting (see the message)")
 if state.run is None:
     st.stop()
 
@@ -34,7 +39,9 @@ state.timer_on = state.playing
 @st.fragment(run_every=live.TICK_S if state.playing else None)
 def live_panel() -> None:
     """One tick: take a chunk of steps, then draw everything for the step on screen."""
+    t0 = time.perf_counter()
     live.advance(state)
+    t1 = time.perf_counter()
     if state.timer_on and not state.playing:
         st.rerun()  # finished, paused or diverged: a full run turns the timer off
     i = live.shown_index(state)
@@ -48,12 +55,15 @@ def live_panel() -> None:
     view.scrubber(state, i)
     if not state.playing:
         view.downloads(state)
+    state.tick_ms = (1000 * (t1 - t0), 1000 * (time.perf_counter() - t1))
 
 
 live_panel()
 
 with st.expander("What is measured, and how to share this setting"):
     st.write(explore_text.probes(cfg))
-    st.caption(f"Setup took {state.build_s:.1f} s. Copy this link to share the setting "
+    adv, draw = state.tick_ms
+    st.caption(f"Setup took {state.build_s:.1f} s; the last update computed for {adv:.0f} ms "
+               f"and drew for {draw:.0f} ms. Copy this link to share the setting "
                "(charts have a PNG download in their toolbar):")
     st.code(share_link(params), language=None)

@@ -75,7 +75,8 @@ def counter(state: AppState, i: int) -> None:
     run = state.run
     extra = f" · showing step {run.history[i].step}" if i != len(run.history) - 1 else ""
     status = " · playing" if state.playing else " · finished" if run.done else ""
-    st.markdown(f"#### step {run.t} / {run.T}{extra}{status}")
+    newest = run.history[-1].step  # the last recorded step (a diverged one is not recorded)
+    st.markdown(f"#### step {newest} / {run.T}{extra}{status}")
 
 
 def metrics(state: AppState, i: int) -> None:

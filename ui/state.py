@@ -40,6 +40,7 @@ class AppState:
     colour_by: str = "cosine"  # map colouring: "cosine" or "sign of a_i"
     timer_on: bool = False  # whether the live fragment was created with a run_every timer
     centre_map: tuple[int, Any] | None = None  # (history index, embedding) with data centres
+    tick_ms: tuple[float, float] = (0.0, 0.0)  # (compute, draw) of the last live update
     guard_error: tuple | None = None  # (refused Config, message): server limits or setup failure
     # Compare: one Comparison of several methods
     methods: tuple[str, ...] = DEFAULT_METHODS

@@ -1,0 +1,132 @@
+"""Explore page through streamlit.testing.v1.AppTest: real script runs, real (small) training."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.config import Config
+from engine.presets import preset_config
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+SMALL = {"n": "2000", "n_test": "1000", "T": "40", "m": "50", "batch": "200"}
+
+
+def open_app(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for name, value in {**SMALL, **params}.items():
+        at.query_params[name] = value
+    return at.run()
+
+
+def counter(at: AppTest) -> tuple[int, int]:
+    """(t, T) from the `step t / T` line."""
+    for md in at.markdown:
+        found = re.search(r"step (\d+) / (\d+)", md.value)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    raise AssertionError("no `step t / T` counter on the page")
+
+
+def summary(at: AppTest) -> str:
+    return next(md.value for md in at.markdown if "d=" in md.value and "· k=" in md.value)
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    return next(b for b in at.button if b.label == label).click().run()
+
+
+def state(at: AppTest):
+    return at.session_state["app"]
+
+
+def charts(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_default_render_has_no_exception():
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    assert not at.exception
+    assert not at.error
+    assert counter(at) == (0, Config().T)
+    assert "d=500 · D=100 · k=5 · p_o=0.5 · m=300" in summary(at)
+    assert len(charts(at)) == 3
+    assert any("Initialisation" in i.value for i in at.info)
+
+
+def test_url_params_set_widgets_and_summary():
+    at = open_app(k="7", p_o="0.3")
+    assert not at.exception and not at.warning
+    assert at.slider(key="w_k").value == 7
+    assert at.slider(key="w_p_o").value == pytest.approx(0.3)
+    assert at.number_input(key="w_n").value == 2000
+    assert "k=7 · p_o=0.3" in summary(at)
+    assert state(at).run.world.cfg == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50,
+                                             batch=200)
+    assert counter(at) == (0, 40)
+
+
+def test_bad_url_value_warns_and_falls_back():
+    at = open_app(k="abc", m="50")
+    assert not at.exception
+    assert any("k='abc'" in w.value for w in at.warning)
+    assert at.slider(key="w_k").value == Config().k
+    assert at.number_input(key="w_m").value == 50  # the good values are kept
+
+
+def test_step_advances_counter_and_snapshot():
+    at = open_app()
+    before = charts(at)
+    at = click(at, "Step")
+    assert counter(at) == (1, 40)
+    at = click(at, "Step")
+    assert counter(at) == (2, 40)
+    after = charts(at)
+    assert after[0]["layout"]["title"]["text"].endswith("step 2")
+    assert before[0]["layout"]["title"]["text"].endswith("step 0")
+    # step 1 measures a gradient whose relevant part dominates the background (the paper's point)
+    snap = state(at).run.history[1]
+    assert snap.grad["grad_ratio"] > 1.0
+    assert state(at).run.history[2].cos_max > state(at).run.history[0].cos_max
+
+
+def test_changing_k_restarts_and_bad_relation_keeps_last_run():
+    at = open_app()
+    at = click(at, "Step")
+    run_before = state(at).run
+    at.slider(key="w_k").set_value(6).run()  # even k is not allowed for parity
+    assert any("k=6" in e.value for e in at.error)
+    assert state(at).run is run_before and counter(at) == (1, 40)
+    at.slider(key="w_k").set_value(7).run()
+    assert not at.error
+    assert counter(at) == (0, 40)
+    assert "k=7" in summary(at) and state(at).run is not run_before
+    assert state(at).run.world.cfg.k == 7
+
+
+def test_preset_set_by_another_page_loads_into_widgets():
+    at = open_app()
+    state(at).cfg = preset_config("quick-parity").replace(n=2000, n_test=1000, T=30)
+    state(at).preset = None
+    at.run()
+    assert counter(at) == (0, 30)
+    assert at.slider(key="w_d").value == 100 and at.slider(key="w_D").value == 50
+    assert "d=100 · D=50" in summary(at)
+
+
+def test_play_streams_and_divergence_stops_with_history_kept():
+    at = open_app()
+    at = click(at, "Play")  # one script run = one tick of the live fragment
+    t1, _ = counter(at)
+    assert t1 >= 1 and state(at).playing
+    state(at).run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
+    at = click(at, "Step") if not state(at).playing else at.run()
+    assert not state(at).playing
+    assert any("diverged" in e.value for e in at.error)
+    assert counter(at)[0] == t1  # the failed step is not recorded
+    assert [b.label for b in at.get("download_button")] == ["Metrics CSV", "Report JSON"]
