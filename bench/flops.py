@@ -1,13 +1,12 @@
 """Counting the matrix-product FLOPs a run actually performs (for the arithmetic lower bound).
 
 A TorchDispatchMode sees every aten op with its shapes; products count 2·M·N·K (a matrix-vector
-product 2·M·K). Counting slows the ops it watches, so a counting pass is separate from the
-timed one and watches only some steps: every step up to `head`, one step in the middle and the
-last step. Steps head+1 … T-1 do the same products as step `head` (fixed batch and probe
-sizes); the middle step checks that and the pass reports `steady` = False if it does not hold.
+product 2·M·K). Elementwise work is not counted: the bound is what the products alone need.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -58,30 +57,48 @@ class MatmulFlops(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def count_run_flops(make_runs, T: int, head: int = 4) -> dict:
-    """FLOPs of building runs (make_runs() → dict of objects with .step(), .done) and training
-    them to T in lockstep; watches steps ≤ head, the middle step and step T, extrapolates."""
-    per_step: dict[int, int] = {}
-    with MatmulFlops() as mode:
-        runs = make_runs()
-    build = mode.total
-    mid = max(head + 1, T // 2)
-    t = 0
-    while not all(r.done for r in runs.values()):
-        t += 1
-        watch = t <= head or t == mid or t == T
-        if watch:
-            with MatmulFlops() as mode:
-                for r in runs.values():
-                    if not r.done:
-                        r.step()
-            per_step[t] = mode.total
+class StepFlops:
+    """Matrix-product FLOPs of a run, counted during the timed pass itself.
+
+    Watches building and steps 1 … head and T (the dispatch hook costs microseconds per op,
+    < 1 % of a step); steps head+1 … T-1 repeat the products of step `head` (fixed batch and
+    probe sizes; frozen layers are cached by step 4), so they are extrapolated from it.
+    `steady` reports whether steps head-1 and head really did the same products.
+    """
+
+    def __init__(self, T: int, head: int = 6):
+        with MatmulFlops():  # the first dispatch mode imports torch._dynamo (seconds): not timed
+            torch.ones(2, 2) @ torch.ones(2, 2)
+        self.T, self.head = T, min(head, T)
+        self.build = 0
+        self.per_step: dict[int, int] = {}
+
+    def mode(self, t: int | None = None):
+        """A counting context for step t (None: building), or a no-op one if t is not watched."""
+        if t is not None and not (t <= self.head or t == self.T):
+            return contextlib.nullcontext()
+        return _Recorder(self, t)
+
+    def result(self) -> dict:
+        """Totals as JSON-ready numbers."""
+        steady = self.per_step.get(self.head, 0)
+        unwatched = self.T - len(self.per_step)
+        total = self.build + sum(self.per_step.values()) + steady * unwatched
+        prev = self.per_step.get(self.head - 1, steady)
+        return {"total": int(total), "build": int(self.build), "per_step_steady": int(steady),
+                "per_step_watched": {str(k): int(v) for k, v in self.per_step.items()},
+                "steady": bool(prev == steady or self.head < 4)}
+
+
+class _Recorder(MatmulFlops):
+    def __init__(self, owner: StepFlops, t: int | None):
+        super().__init__()
+        self.owner, self.t = owner, t
+
+    def __exit__(self, *exc):
+        out = super().__exit__(*exc)
+        if self.t is None:
+            self.owner.build += self.total
         else:
-            for r in runs.values():
-                if not r.done:
-                    r.step()
-    steady = per_step.get(min(head, T - 1), 0)
-    middle = [s for s in range(head + 1, T)]
-    total = build + sum(per_step.values()) + steady * (len(middle) - (1 if mid in middle else 0))
-    return {"total": int(total), "build": int(build), "per_step_watched": per_step,
-            "steady": bool(mid not in per_step or per_step[mid] == steady or mid >= T)}
+            self.owner.per_step[self.t] = self.total
+        return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 
@@ -14,6 +16,24 @@ def unit_rows(x: np.ndarray) -> np.ndarray:
 def with_stars(weights: np.ndarray, truth: np.ndarray) -> np.ndarray:
     """Stack neuron weights with the two stars +Σ_A M and -Σ_A M as the last two rows."""
     return np.vstack([weights, truth[None, :], -truth[None, :]])
+
+
+@lru_cache(maxsize=1)
+def _blas_controller():
+    import scipy.linalg  # noqa: F401  (load scipy's own BLAS first, so the limit covers it)
+    from threadpoolctl import ThreadpoolController  # ships with scikit-learn
+
+    return ThreadpoolController()
+
+
+def single_thread_blas():
+    """Context in which numpy's BLAS/LAPACK run on one thread.
+
+    The maps are small (≤ a few hundred rows), and a multi-threaded OpenBLAS next to torch's
+    own thread pool makes both spin against each other: on a 2-core machine a 602-point frame
+    took 50-120 ms that way and takes a few ms single-threaded.
+    """
+    return _blas_controller().limit(limits=1, user_api="blas")
 
 
 SMALL_EIGH = 160  # up to this size numpy's full eigh is fastest; above, LAPACK's top-2 (evr)
@@ -69,7 +89,8 @@ def _canonical(emb: np.ndarray) -> np.ndarray:
 
 def embed(weights: np.ndarray, truth: np.ndarray, prev: np.ndarray | None = None) -> np.ndarray:
     """(N+2)×2 map of neuron directions and the two stars, aligned to prev when given."""
-    return align(classical(with_stars(weights, truth)), prev).astype(np.float32)
+    with single_thread_blas():
+        return align(classical(with_stars(weights, truth)), prev).astype(np.float32)
 
 
 def smacof(weights: np.ndarray, truth: np.ndarray, seed: int = 0, n_init: int = 1,
