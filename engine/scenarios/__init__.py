@@ -41,6 +41,9 @@ def headline(ds: Dataset, weights) -> dict:
         cov = centre_coverage(weights, centres)
         out.update(centre_cos_min=float(cov.min()), centre_cos_mean=float(cov.mean()))
     out["two_cluster"] = two_cluster_score(weights)[0]
+    # neurons that weight decay shrank keep their random directions; the map's clusters are
+    # the neurons that carry the function
+    out["two_cluster_top"] = two_cluster_score(weights, top=0.5)[0]
     return out
 
 

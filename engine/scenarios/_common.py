@@ -43,22 +43,28 @@ def neighbour_cosine(weights: np.ndarray, top: float = 1.0) -> float:
     """Median over neurons of the cosine with their nearest other neuron: ≈ 0 for random
     directions in high dimension, → 1 when the neurons sit in tight clusters. With top < 1 only
     that fraction of neurons with the largest norms is used (dead, unmoved neurons ignored)."""
-    w = np.asarray(weights, dtype=np.float64)
-    if top < 1.0:
-        keep = np.argsort(-np.linalg.norm(w, axis=1))[: max(2, int(round(top * len(w))))]
-        w = w[keep]
-    u = unit_rows(w)
+    u = unit_rows(top_norm(weights, top))
     c = u @ u.T
     np.fill_diagonal(c, -np.inf)
     return float(np.median(c.max(axis=1)))
 
 
-def two_cluster_score(weights: np.ndarray, seed: int = 0) -> tuple[float, np.ndarray]:
-    """2-means on the unit neuron directions: mean cosine of a neuron with its cluster's centre
-    direction, and the two centre directions (rows)."""
+def top_norm(weights: np.ndarray, top: float) -> np.ndarray:
+    """The fraction `top` of the rows with the largest norms (at least 2)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if top >= 1.0:
+        return w
+    keep = np.argsort(-np.linalg.norm(w, axis=1))[: max(2, int(round(top * len(w))))]
+    return w[keep]
+
+
+def two_cluster_score(weights: np.ndarray, seed: int = 0,
+                      top: float = 1.0) -> tuple[float, np.ndarray]:
+    """2-means on the unit neuron directions (of the `top` fraction with the largest norms):
+    mean cosine of a neuron with its cluster's centre direction, and the two centre directions."""
     from sklearn.cluster import KMeans
 
-    u = unit_rows(weights)
+    u = unit_rows(top_norm(weights, top))
     km = KMeans(n_clusters=2, n_init=10, random_state=seed).fit(u)
     cent = unit_rows(km.cluster_centers_)
     return float(np.mean(np.sum(u * cent[km.labels_], axis=1))), cent

@@ -4,6 +4,10 @@
 set, background φ̃_j (j ∉ A) i.i.d. Bernoulli(p_o), x̃ = Mφ̃. Headline (Fig. 15, P 3808): the
 neuron weights form clusters. The ground-truth star Σ_A M is kept for the common probes; the
 labelled vectors are the Dataset's `centres` (centred and scaled like the inputs).
+The paper's parity-tuned schedule collapses every neuron onto the single direction E[y x] here
+(labels are a random function of φ̃_A, test ≈ 46%), so the preset trains by typical practice
+(SGD + momentum, weight decay 3e-3): test ≈ 98%, the relevant share of the weights
+(weight_ratio) grows from 0.5 at init to > 1.
 """
 
 from __future__ import annotations
@@ -75,5 +79,6 @@ PRESETS = [
            "d = 500, D = 250, k = 50, p_o = 1/2. The neuron weights form clusters.",
            "App. E.3.1, Fig. 15",
            {"scenario": SCENARIO, "d": 500, "D": 250, "k": 50, "p_o": 0.5, "vectors": 50,
-            "n": 20000, "n_test": 5000, "m": 100, "T": 300}),
+            "n": 20000, "n_test": 5000, "m": 100, "T": 800, "schedule": "standard",
+            "batch": 200, "eta": 0.05, "lam": 3e-3}),
 ]
