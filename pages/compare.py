@@ -9,16 +9,25 @@ import streamlit as st
 
 from engine.baselines import LABELS, METHODS
 from engine.config import ConfigError
-from engine.presets import PRESETS, preset_config
+from engine.presets import PRESETS
 from engine.report import history_csv
 from ui import compare_view as cv
+from ui import controls
 from ui.compare_figures import accuracy_figure
-from ui.state import get_state, read_url, show_url_warnings, summary_line, write_url
+from ui.state import (
+    get_state,
+    read_url,
+    share_link,
+    show_url_warnings,
+    summary_line,
+    write_url,
+)
 
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
 
 state = get_state()
 read_url(state)
+controls.sidebar(state)
 
 st.title("Compare: learned features vs fixed features")
 st.caption(
@@ -29,28 +38,15 @@ st.caption(
 show_url_warnings(state)
 
 
-def _load_preset() -> None:
-    """Preset selector callback: load the chosen paper setting."""
-    name = st.session_state.get("compare_preset")
-    if name:
-        state.cfg, state.preset = preset_config(name), name
-
-
 def setting_row() -> None:
-    """The current setting, where to change it, and a quick preset loader."""
-    left, right = st.columns([3, 2])
-    with left:
-        name = cv.paper_preset(state)
-        tag = f" · preset **{name.name}**" if name else ""
-        st.markdown(f"**Setting:** `{summary_line(state.cfg)}` · n={state.cfg.n} · "
-                    f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
-        st.page_link("pages/explore.py", label="Change the setting in Explore",
-                     icon=":material/tune:")
-    with right:
-        paper = [n for n, p in PRESETS.items() if p.paper]
-        st.selectbox("Load a paper setting", paper, index=None, key="compare_preset",
-                     placeholder="Table 1 … Table 5", on_change=_load_preset,
-                     format_func=lambda n: PRESETS[n].title)
+    """The current setting (changed in the sidebar, shared with Explore)."""
+    preset = cv.paper_preset(state)
+    tag = f" · preset **{preset.name}**" if preset else ""
+    st.markdown(f"**Setting:** `{summary_line(state.cfg)}` · n={state.cfg.n:,} · "
+                f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
+    if state.preset is None:
+        st.caption("Pick a paper preset in the sidebar (Tables 1–5) to see the paper's numbers "
+                   "beside ours.")
 
 
 def _methods_changed() -> None:
@@ -88,8 +84,17 @@ def downloads(report: dict) -> None:
                        "application/json", icon=":material/download:", key="compare_json")
 
 
+def headline(report: dict) -> None:
+    """The paper's comparisons at a glance: test accuracy and the gap to the other method."""
+    items = cv.headlines(report)
+    for col, (label, value, delta) in zip(st.columns(max(len(items), 1)), items, strict=False):
+        col.metric(label, value, delta, help="test accuracy of the first method; the delta is "
+                   "its lead over the second")
+
+
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
+    headline(report)
     st.subheader("Table 1 layout: train %, test %, cosine with Σ_A M")
     for title, frame in cv.tables(report):
         st.markdown(f"**{title}**")
@@ -98,10 +103,8 @@ def table(report: dict) -> None:
     if preset:
         st.caption(f"Paper numbers: {PRESETS[preset].source} (mean of 5 runs in the paper). "
                    "Δ is ours − paper, in points (cosine: absolute).")
-    if report.get("seeds", 1) == 1:
-        name = preset or "NAME"
-        st.caption(f"For mean ± std over 5 seeds here, set Seeds to 5, or run "
-                   f"`python -m engine run --preset {name} --seeds 5`.")
+    st.caption("The same table from the command line (mean ± std over 5 seeds):")
+    st.code(cv.cli_command(state), language="bash")
     if state.cfg.classifier == "logreg":
         st.caption("RF, One Step and Two Step: a tuned logistic regression on the frozen "
                    "features (classifier=logreg).")
@@ -139,8 +142,11 @@ def live() -> None:
 setting_row()
 seeds = controls()
 cv.sync(state, seeds)
-write_url(state.cfg, state.methods)
+params = write_url(state.cfg, state.methods)
 try:
     live()
 except ConfigError as err:  # a setting the engine refuses while drawing: one line, no traceback
     st.error(str(err))
+with st.expander("Share this comparison"):
+    st.caption("This link opens the Compare page with the same setting and methods:")
+    st.code(share_link(params), language=None)

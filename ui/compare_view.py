@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.baselines import LABELS, METHODS
+from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.compare import Comparison
-from engine.config import ConfigError
+from engine.config import ConfigError, diff
 from engine.presets import PRESETS, Preset
 from engine.report import build_report
 from engine.run import DivergenceError
@@ -201,4 +201,38 @@ def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
         index = list(dict.fromkeys(r for c in cols.values() for r in c))
         frame = pd.DataFrame(cols, index=index).fillna("—")
         out.append((title, frame))
+    return out
+
+
+def cli_command(state, seeds: int = 5) -> str:
+    """The command line that computes this table (with `seeds` seeds)."""
+    preset = paper_preset(state)
+    parts = ["python -m engine run"]
+    if preset is not None:
+        parts.append(f"--preset {preset.name}")
+    else:
+        parts += [f"--set {k}={v}" for k, v in diff(state.cfg).items()]
+    methods = ordered(state.methods)
+    if methods != DEFAULT_METHODS:
+        parts.append("--methods " + ",".join(methods))
+    parts.append(f"--seeds {seeds}")
+    return " ".join(parts)
+
+
+HEADLINES = (  # (label, method, baseline): the paper's claims as differences of test accuracy
+    ("Network vs NTK", "network", "ntk"),
+    ("Network vs RF", "network", "rf"),
+    ("Two Step vs One Step", "two_step", "one_step"),
+    ("Structure vs none", "network", "network_no_structure"),
+)
+
+
+def headlines(report: dict) -> list[tuple[str, str, str]]:
+    """(label, value, delta) of the comparisons the paper makes, where both methods ran."""
+    methods, out = report["methods"], []
+    for label, a, b in HEADLINES:
+        if a in methods and b in methods:
+            ta, tb = methods[a]["test_acc"], methods[b]["test_acc"]
+            if ta is not None and tb is not None:
+                out.append((label, f"{100 * ta:.1f} %", f"{100 * (ta - tb):+.1f} points"))
     return out

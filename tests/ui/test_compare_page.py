@@ -121,8 +121,8 @@ def test_two_seeds_give_mean_and_std() -> None:
     assert "±" in cell
 
 
-def test_changing_the_methods_restarts_cleanly(finished: AppTest) -> None:
-    at = open_compare({**TINY, "methods": "network,rf"})
+def test_changing_the_methods_restarts_cleanly() -> None:
+    at = open_compare({**TINY, "T": "3000", "methods": "network,rf"})  # a tick takes ~0.2 s
     at.button(key="compare_play").click().run()
     assert at.session_state["app"].comp_playing
     at.multiselect(key="compare_methods").set_value(["network"]).run()
@@ -155,3 +155,41 @@ def test_divergence_stops_with_a_message_and_keeps_the_curves() -> None:
     text = " ".join(e.value for e in at.error)
     assert "diverged at step" in text and "η" in text
     assert at.get("plotly_chart"), "the curves up to the divergence stay visible"
+
+
+def test_a_sidebar_setting_restarts_the_comparison_and_the_url_follows() -> None:
+    from ui.controls import key
+
+    at = play_to_end(open_compare({**TINY, "methods": "network"}))
+    assert at.session_state["app"].comp_summary is not None
+    at.number_input(key=key("m")).set_value(30).run()
+    state = at.session_state["app"]
+    assert state.cfg.m == 30
+    assert state.comparison is None and state.comp_summary is None  # the old result is gone
+    assert not at.dataframe
+    assert at.query_params["m"] == "30" and at.query_params["methods"] == "network"
+
+
+def test_headline_metrics_and_the_command_line(finished: AppTest) -> None:
+    report = finished.session_state["app"].comp_summary
+    metrics = {m.label: m for m in finished.metric}
+    assert set(metrics) == {"Network vs NTK", "Network vs RF", "Two Step vs One Step",
+                            "Structure vs none"}
+    net, rf = report["methods"]["network"]["test_acc"], report["methods"]["rf"]["test_acc"]
+    assert metrics["Network vs RF"].value == f"{100 * net:.1f} %"
+    assert metrics["Network vs RF"].delta == f"{100 * (net - rf):+.1f} points"
+    commands = [c.value for c in finished.code]
+    assert any(c.startswith("python -m engine run --set d=100") and "--set n=2000" in c
+               and "--seeds 5" in c
+               and "--methods " + ",".join(METHODS) in c for c in commands), commands
+
+
+def test_command_line_for_a_paper_preset() -> None:
+    from engine.presets import preset_config
+    from ui.compare_view import cli_command
+    from ui.state import AppState
+
+    state = AppState(cfg=preset_config("paper-interval"), preset="paper-interval")
+    assert cli_command(state) == "python -m engine run --preset paper-interval --seeds 5"
+    state.cfg = state.cfg.replace(m=99)  # no longer the preset's setting: spelled out
+    assert "--preset" not in cli_command(state) and "--set m=99" in cli_command(state)
