@@ -242,10 +242,16 @@ def _check_range(name: str, value: Any) -> None:
             raise ConfigError(name, value, spec.allowed())
 
 
+MAX_TEXT = 200  # free-text settings (P, pair) come from URLs: keep them short
+
+
 def validate(cfg: Config) -> Config:
     """Check every range and relation; return cfg or raise ConfigError."""
     for name in SPECS:
         _check_range(name, getattr(cfg, name))
+        if SPECS[name].kind is str and len(str(getattr(cfg, name))) > MAX_TEXT:
+            raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
+                              f"at most {MAX_TEXT} characters")
     if cfg.D > cfg.d:
         raise ConfigError("D", cfg.D, f"an integer in [1, d] = [1, {cfg.d}] (D ≤ d)")
     if cfg.k > cfg.D:
@@ -258,10 +264,8 @@ def validate(cfg: Config) -> Config:
     if cfg.labeling == "parity" and cfg.structure and cfg.p_o > 2 / 3:
         raise ConfigError("p_o", cfg.p_o, "a number in (0, 2/3] for the parity mixture "
                           "(its D(1) part needs p_o/(2-2p_o) ≤ 1)")
-    if cfg.labeling == "interval" and not (cfg.t1 <= cfg.t2 <= cfg.k):
-        raise ConfigError("t2", cfg.t2, f"t1 ≤ t2 ≤ k, i.e. an integer in [{cfg.t1}, {cfg.k}]")
-    if cfg.labeling == "interval" and cfg.t2 < 1:
-        raise ConfigError("t2", cfg.t2, f"an integer in [1, {cfg.k}] (count 0 is always -1)")
+    if cfg.labeling == "interval":
+        _check_interval(cfg)
     if cfg.labeling == "custom":
         counts = parse_counts(cfg.P, cfg.k)
         if len(counts) == cfg.k + 1:
@@ -270,7 +274,40 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
     if cfg.scenario == "real":
         parse_pair(cfg.pair)
+    _check_classes(cfg)
     return cfg
+
+
+def _check_interval(cfg: Config) -> None:
+    """t1 ≤ t2 ≤ k, and t2 ≥ 1 (count 0 is always labelled -1)."""
+    if cfg.t2 > cfg.k:
+        raise ConfigError("t2", cfg.t2, f"an integer in [max(t1, 1), k] = [{max(cfg.t1, 1)}, "
+                          f"{cfg.k}] (t1 ≤ t2 ≤ k)")
+    if cfg.t1 > cfg.t2:
+        raise ConfigError("t1", cfg.t1, f"an integer in [0, t2] = [0, {cfg.t2}] (t1 ≤ t2 ≤ k)")
+    if cfg.t2 < 1:
+        raise ConfigError("t2", cfg.t2, f"an integer in [1, {cfg.k}] (count 0 is always -1)")
+
+
+MIN_CLASS_FRAC = 0.005  # below this a class is too rare to learn or to measure on a test set
+CLASS_KNOB = {"custom": "P", "interval": "t1", "threshold": "p_a"}
+
+
+def _check_classes(cfg: Config) -> None:
+    """Refuse a sparse-coding labeling that makes one class (almost) never occur."""
+    if cfg.scenario != "sparse_coding" or cfg.labeling == "parity":
+        return
+    from .data import population_stats  # data imports this module
+
+    name = CLASS_KNOB[cfg.labeling]
+    try:
+        pos = population_stats(cfg).natural_pos_frac
+    except ConfigError:
+        pos = 0.0  # population_stats refuses a labeling with a single class
+    if min(pos, 1 - pos) < MIN_CLASS_FRAC:
+        raise ConfigError(name, getattr(cfg, name),
+                          f"a value that gives each class at least {MIN_CLASS_FRAC:.1%} of the "
+                          f"samples (here Pr[y = +1] = {pos:.3%}; try p_a, p_o, t1/t2 or P)")
 
 
 def parse_pair(text: str) -> tuple[int, int]:
