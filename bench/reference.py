@@ -7,7 +7,8 @@ step. No fast paths: no pattern coordinates, no fusion, no chunking, no caching.
 
 It starts from the engine's initial network (`engine.trainer.init_params` with the input-space
 dataset) and draws the same mini-batches, so its trajectory equals the engine's to float32
-rounding (tests/test_bench_reference.py checks that on a small case).
+rounding (tests/test_bench_reference.py checks that on a small case, for the paper's and the
+standard schedule).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def train_reference(cfg: Config, steps: int | None = None, device: str = "cpu",
                                            ("a", a, grads[2], sp.lam_a)):
                 new.append(_update(name, value.detach(), grad, lam, sp, velocity))
             w, b, a = new
-        record(t, float(loss))
+        record(t, float(loss.detach()))
     out.w, out.b, out.a = w.detach(), b.detach(), a.detach()
     out.seconds = time.perf_counter() - t_start
     return out

@@ -193,8 +193,11 @@ def _args(argv):
     args = ap.parse_args(argv)
     if args.device == "auto":
         args.device = "cuda" if torch.cuda.is_available() else "cpu"
-    if args.device.startswith("cuda") and not torch.cuda.is_available():
-        ap.error(f"--device {args.device}: no CUDA device here; use cpu or auto")
+    if args.device.startswith("cuda"):
+        index = int(args.device.partition(":")[2] or 0)
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if index >= count:
+            ap.error(f"--device {args.device}: {count} CUDA device(s) here; use cpu or auto")
     unknown = [p for p in args.parts.split(",") if p and p not in PARTS]
     if unknown:
         ap.error(f"--parts {','.join(unknown)}: choose from {','.join(PARTS)}")
