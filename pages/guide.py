@@ -61,9 +61,11 @@ def network() -> None:
     st.latex(r"g(x) = \sum_{i=1}^{2m} a_i\,\sigma(\langle w_i, x\rangle + b_i), \qquad "
              r"\sigma(z) = \min(1, \max(z, 0)) .")
     st.write(
-        "It is trained on the hinge loss max(0, 1 − y g(x)) with weight decay. The neurons "
-        "start random but in mirrored pairs: neuron m + i copies w_i and b_i of neuron i and "
-        "flips the sign of a_i, so the untrained network outputs exactly zero everywhere.")
+        "It is trained on the hinge loss $\\max(0, 1 - y\\,g(x))$ with weight decay. The "
+        "neurons start random but in mirrored pairs: neuron $m+i$ copies $w_i$ and $b_i$ of "
+        "neuron $i$ and flips the sign of $a_i$, so the untrained network outputs exactly zero "
+        "everywhere. The scales depend on the data: $\\sigma_w = 1/k$, $\\sigma_b = 1/k^2$ and "
+        "$\\sigma_a = \\tilde\\sigma^2/(\\gamma k^2)$.")
     st.latex(r"w_i^{(0)} \sim \mathcal N(0, \sigma_w^2 I),\; b_i^{(0)} \sim "
              r"\mathcal N(0, \sigma_b^2),\; a_i^{(0)} \sim \mathcal N(0, \sigma_a^2); \quad "
              r"w_{m+i}^{(0)} = w_i^{(0)},\; b_{m+i}^{(0)} = b_i^{(0)},\; "
@@ -89,14 +91,14 @@ def step_one() -> None:
     st.latex(r"T_j \approx \beta\,\frac{\gamma}{\tilde\sigma} \;\;(j \in A), \qquad "
              r"T_j \approx 0 \;\;(j \notin A) .")
     st.write(
-        "Step 1 uses a weight decay that exactly cancels the old weights (λ_w = 1/(2η)), so "
-        "after the step each neuron *is* its gradient:")
+        "Step 1 uses a weight decay that exactly cancels the old weights "
+        "($\\lambda_w = 1/(2\\eta)$), so after the step each neuron *is* its gradient:")
     st.latex(r"w_i^{(1)} = \eta^{(1)} a_i^{(0)} \sum_{j} T_j M_j \;\approx\; "
              r"\eta^{(1)} a_i^{(0)}\, \beta \frac{\gamma}{\tilde\sigma} \sum_{j\in A} M_j .")
     st.write(
-        "The sign of a_i decides the star: neurons with a_i > 0 turn towards +Σ_A M, the "
-        "others towards −Σ_A M. But D − k background errors, each tiny, add up; with many "
-        "background patterns (large p_o) they can drown the k signal terms. A classifier on "
+        "The sign of $a_i$ decides the star: neurons with $a_i > 0$ turn towards $+\\sum_A M$, the "
+        "others towards $-\\sum_A M$. But $D - k$ background errors, each tiny, add up; with many "
+        "background patterns (large $p_o$) they can drown the k signal terms. A classifier on "
         "these features (the *One Step* method) is therefore still near chance on parity.")
 
 
@@ -104,25 +106,25 @@ def step_two() -> None:
     """Section 4: the second step cleans the features; then a convex stage."""
     st.header("4 · Step 2: the features get cleaner")
     st.write(
-        "After step 1 the weights are tiny, so ⟨w_i, x⟩ hardly varies with the input: whether "
-        "a neuron is active is now decided by its bias and a little injected noise ξ, not by "
-        "the background patterns. The background error terms shrink, while the relevant terms "
-        "keep their size:")
+        "After step 1 the weights are tiny, so $\\langle w_i, x\\rangle$ hardly varies with the "
+        "input: whether a neuron is active is now decided by its bias and a little injected "
+        "noise $\\xi$, not by the background patterns. The background error terms shrink, "
+        "while the relevant terms keep their size:")
     st.latex(r"\frac{\text{background part of } \nabla_{w_i} L}{\text{relevant part of } "
              r"\nabla_{w_i} L} \quad\text{drops sharply from step 1 to step 2.}")
     st.write(
-        "After step 2 the neurons point almost exactly at ±Σ_A M (cosine above 0.99 in the "
-        "paper) and a classifier on them (*Two Step*) reaches 100 %. The Explore page plots "
+        "After step 2 the neurons point almost exactly at $\\pm\\sum_A M$ (cosine above 0.99 in "
+        "the paper) and a classifier on them (*Two Step*) reaches 100 %. The Explore page plots "
         "this relevant-versus-background ratio per step.")
     st.subheader("The classifier stage (t > 2)")
     st.write(
         "From then on the step size and decay are small, the first layer barely moves, and "
-        "training is essentially a convex problem for the output weights a on good features. "
+        "training is essentially a convex problem for the output weights $a$ on good features. "
         "The theory bounds the loss of the best iterate:")
     st.latex(r"\min_{t \le T} L(g^{(t)}) = O\!\left(\frac{k^8}{m^{2/3}} + "
              r"\frac{k^3 T}{m^2} + \frac{k^2 m^{2/3}}{T}\right), \qquad T = m^{4/3} .")
     st.caption("The constants are not known, so at the experiments' sizes this bound is "
-               "qualitative: it says the error shrinks as the width m grows.")
+               "qualitative: it says the error shrinks as the width $m$ grows.")
 
 
 def fixed_features() -> None:

@@ -11,7 +11,14 @@ from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.config import ConfigError
 from engine.presets import PRESETS, Preset, preset_config
 
+try:  # the resource guard is optional: without it no cost is shown
+    from engine import guard
+except ImportError:  # pragma: no cover - depends on the checkout
+    guard = None
+
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
+SHORT = {"network": "Network", "ntk": "NTK", "rf": "RF", "one_step": "One Step",
+         "two_step": "Two Step", "network_no_structure": "w/o struct."}  # card-width labels
 CURVE_METHODS = ("network", "ntk", "rf", "network_no_structure", "ntk_no_structure",
                  "rf_no_structure")
 
@@ -31,8 +38,8 @@ class Figure:
 FIGURES = (
     Figure("Figure 1 / 5 — test accuracy per step, parity",
            "Network, NTK and RF, with and without input structure, on the parity labeling.",
-           "The network climbs to 100 % within a few dozen steps; NTK settles near 86 % and "
-           "RF near 76 %; without structure every method stays near 50 %.",
+           "The network reaches 100 % test accuracy; NTK levels off near 86 % and RF near "
+           "76 %; without structure all three stay near 50 %.",
            "paper-parity", COMPARE, CURVE_METHODS),
     Figure("Figure 2 / 6 — MDS of the neuron weights, parity",
            "The first-layer weights w_i at initialisation, after one step and after two, "
@@ -59,11 +66,23 @@ def paper_table(paper: dict) -> pd.DataFrame:
     data = {}
     for method in (m for m in METHODS if m in paper):
         ref = paper[method]
-        data[LABELS[method]] = {
+        data[SHORT.get(method, LABELS[method])] = {
             row: ("NA" if ref.get(key) is None else
                   f"{ref[key]:.3f}" if key == "cos" else f"{100 * ref[key]:.1f}")
             for row, key in rows.items()}
     return pd.DataFrame(data, index=list(rows))
+
+
+def cost_note(name: str) -> str | None:
+    """What the live Compare of a preset costs on this server, or why it is refused."""
+    if guard is None:
+        return None
+    try:
+        est = guard.check(preset_config(name), DEFAULT_METHODS, embed=False)
+    except ConfigError as err:
+        return (f"Too large for a live Compare on this server ({err}); "
+                "the command line runs it.")
+    return f"Live Compare of the six methods here: {est.describe()}."
 
 
 def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> None:
@@ -115,6 +134,9 @@ def preset_card(p: Preset) -> None:
             st.dataframe(paper_table(p.paper), width="stretch")
             st.caption("The paper's numbers (mean of 5 runs).")
         st.code(command(p.name), language="bash")
+        note = cost_note(p.name)
+        if note:
+            st.caption(note)
         buttons(p.name, "preset")
 
 

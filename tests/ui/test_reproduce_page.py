@@ -36,7 +36,7 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
     assert len(tables) == len(TABLE_PRESETS)
     table1 = tables[0]
     assert table1.loc["Test %", "NTK"] == "86.4" and table1.loc["Cos", "NTK"] == "NA"
-    assert table1.loc["Test %", "Network w/o structure"] == "52.0"
+    assert table1.loc["Test %", "w/o struct."] == "52.0"
 
 
 def test_every_other_preset_has_a_card_grouped_by_source(at: AppTest) -> None:
@@ -85,3 +85,12 @@ def test_paper_table_layout() -> None:
     frame = paper_table(PRESETS["paper-parity-ratio0.8"].paper)
     assert list(frame.index) == ["Train %", "Test %", "Cos"]
     assert frame.loc["Train %", "NTK"] == "62.9" and frame.loc["Cos", "RF"] == "0.293"
+
+
+def test_cost_note_says_when_the_server_refuses_a_live_compare(monkeypatch) -> None:
+    from ui.reproduce_cards import cost_note
+
+    assert cost_note("quick-parity").startswith("Live Compare of the six methods here: about")
+    monkeypatch.setenv("FEX_MAX_T", "100")
+    note = cost_note("quick-parity")  # T=200
+    assert note.startswith("Too large") and "T=200" in note and "command line" in note
