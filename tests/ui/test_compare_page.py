@@ -186,10 +186,12 @@ def test_headline_metrics_and_the_command_line(finished: AppTest) -> None:
 
 def test_command_line_for_a_paper_preset() -> None:
     from engine.presets import preset_config
-    from ui.compare_view import cli_command
+    from ui.compare_view import cli_command, paper_preset
     from ui.state import AppState
 
     state = AppState(cfg=preset_config("paper-interval"), preset="paper-interval")
     assert cli_command(state) == "python -m engine run --preset paper-interval --seeds 5"
+    assert paper_preset(state) is PRESETS["paper-interval"]
     state.cfg = state.cfg.replace(m=99)  # no longer the preset's setting: spelled out
     assert "--preset" not in cli_command(state) and "--set m=99" in cli_command(state)
+    assert paper_preset(state) is None  # the paper's numbers no longer apply
