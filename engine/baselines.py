@@ -154,6 +154,11 @@ def make_run(method: str, world: World, world_ns: World | None = None, embed: bo
     w = world_ns if method.endswith("_no_structure") else world
     if w is None:
         raise ValueError(f"{method} needs the world without input structure")
+    from . import scenarios  # scenarios with their own trainer or per-step probes
+
+    custom = scenarios.make_run(method, w, embed)
+    if custom is not None:
+        return custom
     base = method.removesuffix("_no_structure")
     if base == "ntk":
         return NTKRun(w, method)

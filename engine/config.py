@@ -50,7 +50,8 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e12 else f"{v:g}"
 
 
-SCENARIOS = ("sparse_coding", "dm_parity", "hidden_repr", "mog", "real")
+SCENARIOS = ("sparse_coding", "dm_parity", "hidden_repr", "mog", "real", "fcb",
+             "teacher_student")
 REAL_DATASETS = ("digits", "mnist", "cifar10", "svhn")
 LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
@@ -106,9 +107,14 @@ SPECS: dict[str, Spec] = {
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer"),
     "sigma_r": Spec(float, 0, 10, label="σ_r",
-                    help="mixture of Gaussians: noise g ~ N(0, σ_r² k/d I) (App. E.3.2)"),
+                    help="mixture of Gaussians: noise g ~ N(0, σ_r² k/d I) (App. E.3.2); "
+                         "FCB: in-cluster noise N(0, σ_r²/d I)"),
     "vectors": Spec(int, 2, 100_000, label="vectors per label",
                     help="hidden representation: binary vectors φ̃_A per label (App. E.3.1)"),
+    "flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η",
+                 help="random feature amplification (FCB): fraction of flipped labels"),
+    "alpha": Spec(float, 0, 1, open_lo=True, open_hi=True, label="α (Gaussian fraction)",
+                  help="input structure on real data (App. E.5): fraction of Gaussian inputs"),
     "real": Spec(str, choices=REAL_DATASETS, label="real dataset",
                  help="real data (App. E.4): digits is bundled; the others need torchvision"),
     "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'"),
@@ -154,6 +160,8 @@ class Config:
     momentum: float | None = None
     classifier: str = "schedule"
     sigma_r: float = 1.0
+    flip: float = 0.15
+    alpha: float = 0.5
     vectors: int = 50
     real: str = "digits"
     pair: str = "0,1"

@@ -11,12 +11,12 @@ from ..config import Config, ConfigError
 from ..data import Dataset
 from ..presets import PRESETS as _ALL
 from ..presets import register
-from . import dm_parity, hidden_repr, mog, real
+from . import dm_parity, fcb, hidden_repr, mog, real
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
-MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real)}
+MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real, fcb)}
 
-__all__ = ["MODULES", "make_dataset", "headline", "centre_cosines", "centre_coverage",
+__all__ = ["MODULES", "make_dataset", "make_run", "headline", "centre_cosines", "centre_coverage",
            "neighbour_cosine", "two_cluster_score", "scenario_presets"]
 
 
@@ -25,6 +25,14 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     if cfg.scenario not in MODULES:
         raise ConfigError("scenario", cfg.scenario, "one of " + ", ".join(MODULES))
     return MODULES[cfg.scenario].make_dataset(cfg, space)
+
+
+def make_run(method: str, world, embed: bool = True):
+    """The scenario's own run for a method (its own trainer or probes), or None when the
+    engine's Run serves it unchanged."""
+    module = MODULES.get(world.cfg.scenario)
+    maker = getattr(module, "make_run", None)
+    return None if maker is None else maker(method, world, embed)
 
 
 def scenario_presets() -> list:

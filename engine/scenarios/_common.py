@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from ..data import Dataset, Stats
+from ..run import Snapshot
 
 
 def stats(sigma2: float, gamma: float = 0.0, mean_rel: float = 0.0, mean_bg: float = 0.0,
@@ -68,3 +72,20 @@ def two_cluster_score(weights: np.ndarray, seed: int = 0,
     km = KMeans(n_clusters=2, n_init=10, random_state=seed).fit(u)
     cent = unit_rows(km.cluster_centers_)
     return float(np.mean(np.sum(u * cent[km.labels_], axis=1))), cent
+
+
+@dataclass
+class ScenarioSnapshot(Snapshot):
+    """An engine Snapshot plus scenario numbers (`extra`), which scalars() includes."""
+
+    extra: dict = field(default_factory=dict)
+
+    def scalars(self) -> dict:
+        """The Snapshot's scalars and the scenario's extra numbers."""
+        return {**super().scalars(), **self.extra}
+
+
+def with_extra(snap: Snapshot, extra: dict) -> ScenarioSnapshot:
+    """A ScenarioSnapshot carrying snap's fields and the extra numbers."""
+    fields = {f.name: getattr(snap, f.name) for f in dataclasses.fields(Snapshot)}
+    return ScenarioSnapshot(**fields, extra=dict(extra))
