@@ -4,12 +4,15 @@ The estimate counts the tensors the engine really allocates (engine/data.py, tra
 baselines.py). Server limits come from environment variables (documented in docs/hosting.md):
 
   FEX_MAX_MEMORY_MB  peak memory of one run            (default 1024)
-  FEX_MAX_SECONDS    estimated CPU time per method     (default 300)
+  FEX_MAX_SECONDS    estimated CPU time per method     (default 120)
   FEX_MAX_N          training and test samples, each   (default 200000)
   FEX_MAX_M          neuron pairs m                    (default 2000)
   FEX_MAX_T          steps T                           (default 5000)
   FEX_MAX_DIM        input dimension d                 (default 3072)
-  FEX_GFLOPS         assumed sustained GFLOP/s of the host, for the time estimate (default 5)
+  FEX_ALLOW_DOWNLOADS  0 refuses real datasets that torchvision would download (default 1)
+  FEX_GFLOPS         sustained GFLOP/s of one core, for the time estimate (default 20)
+
+Times are CPU seconds of one thread (serve with OMP_NUM_THREADS=1, see docs/hosting.md).
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ REAL_DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
 
 LIMITS = {  # env var -> (default, setting it caps or None, explanation)
     "FEX_MAX_MEMORY_MB": (1024, None, "estimated peak memory of one run in MB"),
-    "FEX_MAX_SECONDS": (300, None, "estimated CPU time per trained method in seconds"),
+    "FEX_MAX_SECONDS": (120, None, "estimated CPU time per trained method in seconds"),
     "FEX_MAX_N": (200_000, ("n", "n_test"), "training/test samples"),
     "FEX_MAX_M": (2000, ("m",), "neuron pairs"),
     "FEX_MAX_T": (5000, ("T",), "steps"),
     "FEX_MAX_DIM": (3072, ("d",), "input dimension"),
 }
-DEFAULT_GFLOPS = 5.0
+DEFAULT_GFLOPS = 20.0
+STEP_OVERHEAD_S = 0.005  # per step and method: Python, snapshot transfer, small probes
 
 
 class ResourceError(ConfigError):
@@ -168,8 +172,8 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
     }
     dominant = max(parts, key=parts.get)
     gflop = _gflop(cfg, methods, embed)
-    return Estimate(BASE_MB + parts[dominant], gflop / limit("FEX_GFLOPS"), dominant, parts,
-                    gflop)
+    seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
+    return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop)
 
 
 def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
@@ -180,6 +184,10 @@ def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
             if getattr(cfg, name) > cap:
                 raise ResourceError(name, getattr(cfg, name),
                                     f"at most {cap:g} {what} on this server ({env})")
+    if cfg.scenario == "real" and cfg.real != "digits" \
+            and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
+        raise ResourceError("real", cfg.real, "digits on this server (downloads are off: "
+                            "FEX_ALLOW_DOWNLOADS=0)")
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
     if est.memory_mb > mem_cap:

@@ -32,10 +32,11 @@ PROBE_SAMPLES = 4096  # per-step accuracy is measured on this many train and tes
 class DivergenceError(RuntimeError):
     """Loss, weights or gradients became NaN or infinite."""
 
-    def __init__(self, step: int, what: str):
-        self.step, self.what = step, what
-        super().__init__(f"training diverged at step {step}: {what} is not finite; "
-                         "lower the step sizes (η) or raise λ and reset")
+    def __init__(self, step: int, what: str, eta: float | None = None):
+        self.step, self.what, self.eta = step, what, eta
+        now = f" (now {eta:.3g}; try {eta / 10:.3g})" if eta else ""
+        super().__init__(f"training diverged at step {step}: {what} became NaN or infinite; "
+                         f"lower the step size η{now} or raise λ, then reset")
 
 
 def pick_device(device: str = "auto") -> torch.device:
@@ -222,10 +223,10 @@ class Evaluator:
         return mds.embed(feats, truth, prev)
 
 
-def check_finite(step: int, loss: float, p: Params, g: Grads) -> None:
+def check_finite(step: int, loss: float, p: Params, g: Grads, eta: float | None = None) -> None:
     """Raise DivergenceError when anything is NaN or infinite."""
     if not math.isfinite(loss):
-        raise DivergenceError(step, "the loss")
+        raise DivergenceError(step, "the loss", eta)
     named = (("the gradient", g.q), ("the gradient of a", g.a), ("the weights", p.q),
              ("the output weights a", p.a), ("the biases b", p.b))
     # one reduction and one sync; a NaN/Inf anywhere makes its sum non-finite
@@ -233,7 +234,28 @@ def check_finite(step: int, loss: float, p: Params, g: Grads) -> None:
         return
     for name, tensor in named:
         if not bool(torch.isfinite(tensor).all()):
-            raise DivergenceError(step, name)
+            raise DivergenceError(step, name, eta)
+
+
+# snapshot numbers that are finite for every healthy network (gradient ratios may be inf by design)
+FINITE_FIELDS = {"train_loss": "the training loss", "test_loss": "the test loss",
+                 "train_acc": "the training accuracy", "test_acc": "the test accuracy",
+                 "cos_max": "the cosine to the ground truth", "cos_min":
+                 "the cosine to the ground truth", "cos_mean": "the cosine to the ground truth",
+                 "weight_ratio": "the weight norms", "off_span": "the weight norms"}
+FINITE_GRAD = {"grad_rel": "the gradient norms", "grad_bg": "the gradient norms",
+               "grad_offdict": "the gradient norms"}
+
+
+def nonfinite_scalar(snap: Snapshot) -> str | None:
+    """What a snapshot reports as NaN or infinite (None when every checked number is finite)."""
+    for name, what in FINITE_FIELDS.items():
+        if not math.isfinite(getattr(snap, name)):
+            return f"{what} ({name})"
+    for name, what in FINITE_GRAD.items():
+        if name in snap.grad and not math.isfinite(snap.grad[name]):
+            return f"{what} ({name})"
+    return None
 
 
 @dataclass
@@ -275,6 +297,7 @@ class Run:
         self.T = world.cfg.T
         self.trainer = self._make_trainer(world, method)
         self.history: list[Snapshot] = []
+        self.diverged: DivergenceError | None = None  # set when a step diverged
         self._keep_every = max(1, self.T // max(1, keep_weights))
         self._last_map: tuple | None = None  # (first-layer identity, perp_scale) of the last frame
         self._last_weights: tuple | None = None  # (identity, array) of the last kept weights
@@ -305,12 +328,27 @@ class Run:
 
     def step(self) -> Snapshot:
         """Advance one step and measure; raises DivergenceError on NaN/Inf."""
+        if self.diverged is not None:  # a diverged run stays stopped at that step
+            raise self.diverged
         if self.done:
             return self.history[-1]
+        try:
+            return self._advance()
+        except DivergenceError as err:
+            self.diverged = err
+            raise
+
+    def _advance(self) -> Snapshot:
         a_prev = self.trainer.p.a.clone()
         g = self.trainer.step()
-        check_finite(self.t, g.loss, self.trainer.p, g)
-        return self._record(g, a_prev)
+        eta = self.trainer.params_at(self.t)[0].eta
+        check_finite(self.t, g.loss, self.trainer.p, g, eta)
+        snap = self._record(g, a_prev)
+        bad = nonfinite_scalar(snap)
+        if bad is not None:  # e.g. float32 squared norms overflow before the weights do
+            self.history.pop()  # the history keeps only steps whose numbers are all finite
+            raise DivergenceError(self.t, bad, eta)
+        return snap
 
     def __iter__(self):
         while not self.done:

@@ -366,13 +366,6 @@ def test_divergence_error_names_the_step(tiny_cfg):
     assert all(np.isfinite(s.a).all() and np.isfinite(s.b).all() for s in run.history)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/run.py Run.step/check_finite: only the pre-update mini-batch loss and the raw "
-    "tensors are checked, so with eta=1e6 (tiny setting) snapshots 10-17 already report "
-    "weight_ratio = NaN and cos = 0 (float32 squared norms overflow) and steps 16-17 report "
-    "train/test loss = inf before DivergenceError is raised at step 18. Fix: after _record, "
-    "raise DivergenceError(t, ...) when a snapshot scalar is not finite, and/or form squared "
-    "norms and loss sums in float64 (probes.weight_decomposition_t, cosines, margin_sums)."))
 def test_no_snapshot_shows_non_finite_numbers_before_divergence_is_raised(tiny_cfg):
     run = Run(build_world(tiny_cfg.replace(eta=1e6, T=60), device="cpu"), embed=False)
     with pytest.raises(DivergenceError):
