@@ -26,6 +26,8 @@ TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
 WITH = tuple(m for m in METHODS if not m.endswith("_no_structure"))
 WITHOUT = tuple(m for m in METHODS if m.endswith("_no_structure"))
+# |ours − paper| within this counts as reproduced (✓): 3 accuracy points, 0.05 in cosine
+TOLERANCE = {"train_acc": 0.03, "test_acc": 0.03, "cos": 0.05}
 GROUPS = (("With input structure", WITH), ("Without input structure (A1′)", WITHOUT))
 
 
@@ -177,6 +179,13 @@ def _cell(key: str, value, std: float | None = None, signed: bool = False) -> st
     return text
 
 
+def _delta_cell(key: str, delta) -> str:
+    """Signed difference with ✓ (within TOLERANCE) or ✗."""
+    if delta is None:
+        return "NA"
+    return _cell(key, delta, signed=True) + (" ✓" if abs(delta) <= TOLERANCE[key] else " ✗")
+
+
 def table_rows(entry: dict, seeds: int) -> dict[str, str]:
     """One method's column of the Table-1 layout: ours, and the paper and Δ when known."""
     col = {}
@@ -185,7 +194,7 @@ def table_rows(entry: dict, seeds: int) -> dict[str, str]:
         col[f"{title} · ours"] = _cell(key, entry.get(key), std)
         if "paper" in entry:
             col[f"{title} · paper"] = _cell(key, entry["paper"].get(key))
-            col[f"{title} · Δ (ours − paper)"] = _cell(key, entry["diff"].get(key), signed=True)
+            col[f"{title} · Δ (ours − paper)"] = _delta_cell(key, entry["diff"].get(key))
     return col
 
 
