@@ -11,10 +11,11 @@ from ..config import Config, ConfigError
 from ..data import Dataset
 from ..presets import PRESETS as _ALL
 from ..presets import register
-from . import dm_parity, fcb, hidden_repr, mog, real
+from . import dm_parity, fcb, hidden_repr, mog, real, teacher_student
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
-MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real, fcb)}
+MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real, fcb,
+                                          teacher_student)}
 
 __all__ = ["MODULES", "make_dataset", "make_run", "headline", "centre_cosines", "centre_coverage",
            "neighbour_cosine", "two_cluster_score", "scenario_presets"]

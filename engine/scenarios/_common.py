@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 
@@ -89,3 +90,17 @@ def with_extra(snap: Snapshot, extra: dict) -> ScenarioSnapshot:
     """A ScenarioSnapshot carrying snap's fields and the extra numbers."""
     fields = {f.name: getattr(snap, f.name) for f in dataclasses.fields(Snapshot)}
     return ScenarioSnapshot(**fields, extra=dict(extra))
+
+
+@contextlib.contextmanager
+def torch_threads(n: int = 1):
+    """Run tiny torch loops on n threads (restored after): on a busy 2-core machine a 1258×64
+    teacher took 18 s with two spinning threads and 2 s with one."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
