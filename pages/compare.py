@@ -85,11 +85,10 @@ def downloads(report: dict) -> None:
 
 
 def headline(report: dict) -> None:
-    """The paper's comparisons at a glance: test accuracy and the gap to the other method."""
+    """The paper's comparisons at a glance: gaps in test accuracy."""
     items = cv.headlines(report)
-    for col, (label, value, delta) in zip(st.columns(max(len(items), 1)), items, strict=False):
-        col.metric(label, value, delta, help="test accuracy of the first method; the delta is "
-                   "its lead over the second")
+    for col, (label, gap, detail) in zip(st.columns(max(len(items), 1)), items, strict=False):
+        col.metric(label, gap, help=detail)
 
 
 def table(report: dict) -> None:

@@ -229,19 +229,21 @@ def cli_command(state, seeds: int = 5) -> str:
 
 
 HEADLINES = (  # (label, method, baseline): the paper's claims as differences of test accuracy
-    ("Network vs NTK", "network", "ntk"),
-    ("Network vs RF", "network", "rf"),
-    ("Two Step vs One Step", "two_step", "one_step"),
-    ("Structure vs none", "network", "network_no_structure"),
+    ("Network − NTK", "network", "ntk"),
+    ("Network − RF", "network", "rf"),
+    ("Two Step − One Step", "two_step", "one_step"),
+    ("Network: with − without structure", "network", "network_no_structure"),
 )
 
 
 def headlines(report: dict) -> list[tuple[str, str, str]]:
-    """(label, value, delta) of the comparisons the paper makes, where both methods ran."""
+    """(label, gap, detail) of the comparisons the paper makes, where both methods ran."""
     methods, out = report["methods"], []
     for label, a, b in HEADLINES:
         if a in methods and b in methods:
             ta, tb = methods[a]["test_acc"], methods[b]["test_acc"]
             if ta is not None and tb is not None:
-                out.append((label, f"{100 * ta:.1f} %", f"{100 * (ta - tb):+.1f} points"))
+                detail = (f"test accuracy {100 * ta:.1f} % ({LABELS[a]}) vs {100 * tb:.1f} % "
+                          f"({LABELS[b]})")
+                out.append((label, f"{100 * (ta - tb):+.1f} points", detail))
     return out

@@ -176,11 +176,11 @@ def test_a_sidebar_setting_restarts_the_comparison_and_the_url_follows() -> None
 def test_headline_metrics_and_the_command_line(finished: AppTest) -> None:
     report = finished.session_state["app"].comp_summary
     metrics = {m.label: m for m in finished.metric}
-    assert set(metrics) == {"Network vs NTK", "Network vs RF", "Two Step vs One Step",
-                            "Structure vs none"}
+    assert set(metrics) == {"Network − NTK", "Network − RF", "Two Step − One Step",
+                            "Network: with − without structure"}
     net, rf = report["methods"]["network"]["test_acc"], report["methods"]["rf"]["test_acc"]
-    assert metrics["Network vs RF"].value == f"{100 * net:.1f} %"
-    assert metrics["Network vs RF"].delta == f"{100 * (net - rf):+.1f} points"
+    assert metrics["Network − RF"].value == f"{100 * (net - rf):+.1f} points"
+    assert f"{100 * net:.1f} %" in metrics["Network − RF"].help
     commands = [c.value for c in finished.code]
     assert any(c.startswith("python -m engine run --set d=100") and "--set n=2000" in c
                and "--seeds 5" in c
