@@ -57,6 +57,7 @@ LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
 CLASSIFIERS = ("schedule", "logreg")
+BALANCES = ("steps12", "all", "off")
 
 # The single source of truth for every setting. Names follow the paper's symbols.
 SPECS: dict[str, Spec] = {
@@ -104,6 +105,9 @@ SPECS: dict[str, Spec] = {
     "xi": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ"),
     "momentum": Spec(float, 0, 1, open_hi=True, optional=True, group="steps",
                      label="momentum", help="SGD momentum (standard schedule)"),
+    "balance": Spec(str, choices=BALANCES, group="steps", label="class weights",
+                    help="weighted loss α_v = 1/(2Pr[y=v]) for unbalanced classes (App. F): "
+                         "in steps 1-2, in every step, or off"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer"),
     "sigma_r": Spec(float, 0, 10, label="σ_r",
@@ -158,6 +162,7 @@ class Config:
     lam: float | None = None
     xi: float | None = None
     momentum: float | None = None
+    balance: str = "steps12"
     classifier: str = "schedule"
     sigma_r: float = 1.0
     flip: float = 0.15

@@ -120,15 +120,19 @@ def predict(p: Params, z: torch.Tensor, truncated: bool = True, chunk: int = 163
     """Noise-free outputs g(x), evaluated in chunks to bound memory."""
     n = z.shape[0]
     out = torch.empty(n, dtype=z.dtype, device=z.device)
+    b, a = p.b, p.a
     qt = p.q.T
+    if _twins(p):  # sum each twin pair's a first, so g⁽⁰⁾ = 0 exactly (no float residue)
+        h = p.q.shape[0] // 2
+        qt, b, a = p.q[:h].T, p.b[:h], p.a[:h] + p.a[h:]
     buf = None
     for i in range(0, n, chunk):
         zc = z[i:i + chunk]
         if buf is None or buf.shape[0] != zc.shape[0]:
             buf = torch.empty(zc.shape[0], qt.shape[1], dtype=z.dtype, device=z.device)
-        pre = torch.addmm(p.b, zc, qt, out=buf)
+        pre = torch.addmm(b, zc, qt, out=buf)
         act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
-        torch.mv(act, p.a, out=out[i:i + chunk])
+        torch.mv(act, a, out=out[i:i + chunk])
     return out
 
 
@@ -151,8 +155,12 @@ def _twins(p: Params) -> bool:
 
 
 def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncated: bool,
-                train_first: bool = True) -> Grads:
+                train_first: bool = True, class_weights: tuple[float, float] | None = None
+                ) -> Grads:
     """∂L/∂(q, b, a) of the mean hinge loss max(0, 1 - y g(x; ξ)) (Lemma 12, closed form).
+
+    `class_weights` (α_+, α_-) weight each sample's loss by its class, as App. F does in
+    steps 1-2 for unbalanced classes (α_v = 1/(2 Pr[y = v])); None is the plain mean.
 
     Fused and chunked over samples (see the module notes); the result equals the plain
     computation (forward, residual r_n = -y_n 1[y_n g_n ≤ 1]/n, backward) to float rounding.
@@ -199,9 +207,14 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
             act = pre.clamp_min_(0.0)
         margin = torch.mv(act, a_fwd).mul_(yc)
         active = margin <= 1.0
-        loss_sum += (1.0 - margin).clamp_min_(0.0).sum()
-        active_sum += active.sum()
+        hinge = (1.0 - margin).clamp_min_(0.0)
         r = torch.where(active, yc, 0.0).mul_(-inv_n)  # ∂L/∂g per sample
+        if class_weights is not None:
+            alpha = torch.where(yc > 0, class_weights[0], class_weights[1])
+            hinge.mul_(alpha)
+            r.mul_(alpha)
+        loss_sum += hinge.sum()
+        active_sum += active.sum()
         ga.addmv_(act.T, r)
         if train_first:
             torch.mul(zc, r[:, None], out=rhs[:, :-1])

@@ -12,7 +12,7 @@ import torch
 from . import mds
 from .config import Config, validate
 from .data import Dataset, make_dataset, population_stats
-from .network import Grads, Params, hinge_loss_acc, margin_sums, predict  # noqa: F401
+from .network import Grads, Params, _twins, hinge_loss_acc, margin_sums, predict  # noqa: F401
 from .probes import (  # noqa: F401
     GRAD_KEYS,
     Geometry,
@@ -155,7 +155,11 @@ class Evaluator:
         """[train_loss, train_acc, test_loss, test_acc] as a tensor on the run's device."""
         if full:
             return self._full_eval(p)
-        margin = torch.mv(self.probe_features(p), p.a).mul_(self.probe_y)
+        feats, a = self.probe_features(p), p.a
+        if _twins(p):  # fold twin pairs so the symmetric init gives g = 0 exactly
+            h = a.shape[0] // 2
+            feats, a = feats[:, :h], a[:h] + a[h:]
+        margin = torch.mv(feats, a).mul_(self.probe_y)
         k = self.n_probe_train
         tr, te = margin_sums(margin[:k]) / k, margin_sums(margin[k:]) / (len(margin) - k)
         return torch.cat([tr, te])

@@ -18,6 +18,7 @@ class StepParams:
     xi: float
     full_batch: bool
     momentum: float = 0.0
+    class_weights: tuple[float, float] | None = None  # (α_+, α_-) of the weighted loss
 
     def to_dict(self) -> dict:
         """Plain dict for reports."""
@@ -76,19 +77,36 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     The paper reports no step sizes. The theory's values at these sizes leave the post-step-2
     features tiny (|⟨w⁽²⁾, x⟩| ≈ 0.05 with η⁽²⁾ = 1) and its t > 2 step k²/(Tm^{1/3}) ≈ 0.006
     then stalls at the linear solution (≈ 84% on parity). Step 2 keeps the reset λ = 1/(2η⁽²⁾),
-    so η⁽²⁾ only rescales w⁽²⁾ and a⁽²⁾ (directions unchanged): η⁽²⁾ = 30 gives O(1)
-    pre-activations that the truncation turns into threshold-like features, and η = 0.5 then
-    reaches Table 1's picture within T = 600 steps (README, 'Schedules').
+    so η⁽²⁾ only rescales w⁽²⁾ and a⁽²⁾ (directions unchanged): `paper_eta2` picks it so the
+    pre-activations come out O(1) (≈ 30 on parity, ≈ 470 on the interval preset), which the
+    truncation turns into threshold-like features; η = 0.5 then reaches Table 1's picture
+    within T = 600 steps (README, 'Schedules').
     """
     out = theory_defaults(cfg.replace(theory="lemma23"), st)
-    out.update(eta2=PAPER_ETA2, lam_w2=1 / (2 * PAPER_ETA2), lam_a2=1 / (2 * PAPER_ETA2),
+    eta2 = paper_eta2(cfg, st)
+    out.update(eta2=eta2, lam_w2=1 / (2 * eta2), lam_a2=1 / (2 * eta2),
                eta=PAPER_ETA, lam=PAPER_LAM)
     return out
 
 
-PAPER_ETA2 = 30.0
+PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
 PAPER_ETA = 0.5
 PAPER_LAM = 1e-4
+
+
+def paper_eta2(cfg: Config, st: Stats) -> float:
+    """η⁽²⁾ giving post-step-2 pre-activations of RMS ≈ 2/3 (a first-order estimate).
+
+    Per unit η⁽²⁾, w⁽²⁾ = -∇_w L ≈ |a⁽¹⁾| · Pr[σ' = 1] · (γ/σ̃) · Σ_A M with |a⁽¹⁾| ≈ σ_a and
+    Pr[σ' = 1] ≈ 1/2, and ⟨Σ_A M, x⟩ has standard deviation √(k v_A)/σ̃ where v_A is the
+    variance of one relevant pattern's coefficient. A fixed η⁽²⁾ = 30 suits parity but
+    leaves the interval preset (k = 30, γ ≈ 0.07) with features 15× too small.
+    """
+    _, _, sigma_a = init_scales(cfg, st)
+    gamma = max(st.gamma, 1e-6)
+    v_a = max(st.mean_rel * (1.0 - st.mean_rel), 1e-6)
+    per_unit = sigma_a * 0.5 * (gamma / st.sigma) * (cfg.k * v_a) ** 0.5 / st.sigma
+    return float(PAPER_PRE_RMS / per_unit)
 
 
 def standard_defaults(cfg: Config, st: Stats) -> dict[str, float]:
@@ -106,15 +124,25 @@ def resolved_values(cfg: Config, st: Stats) -> dict[str, float]:
             for key, val in base.items()}
 
 
+def class_weights(pos_frac: float) -> tuple[float, float] | None:
+    """App. F's α_v = 1/(2 Pr[y = v]); None when the classes are balanced (α ≡ 1)."""
+    if not 0.0 < pos_frac < 1.0:
+        return None
+    alpha = (0.5 / pos_frac, 0.5 / (1.0 - pos_frac))
+    return None if alpha == (1.0, 1.0) else alpha
+
+
 def build_schedule(cfg: Config, st: Stats) -> Schedule:
     """The per-step parameters for this config and data statistics."""
     v = resolved_values(cfg, st)
     std = cfg.schedule == "standard"
     mom = v["momentum"]
+    cw = class_weights(st.pos_frac) if cfg.balance != "off" else None
+    late_cw = cw if cfg.balance == "all" else None
     return Schedule(
-        step1=StepParams(v["eta1"], v["lam_w1"], v["lam_a1"], v["xi1"], not std, mom),
-        step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, mom),
-        later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom),
+        step1=StepParams(v["eta1"], v["lam_w1"], v["lam_a1"], v["xi1"], not std, mom, cw),
+        step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, mom, cw),
+        later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom, late_cw),
         truncated=not std,
         symmetric_init=not std,
     )

@@ -92,7 +92,8 @@ class Trainer:
             g = self._full_batch_grads(sp, train_first)
         else:
             z, y = self._batch(False)
-            g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first)
+            g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first,
+                            sp.class_weights)
         self._apply(g, sp, train_first)
         return g
 
@@ -100,12 +101,12 @@ class Trainer:
         """Full-batch gradients, reused when another trainer on the same data already took
         this exact step (bitwise-equal parameters, same ξ and layers)."""
         p, cache = self.p, self.data.full_batch_cache
-        key = (sp.xi, self.schedule.truncated, train_first)
+        key = (sp.xi, self.schedule.truncated, train_first, sp.class_weights)
         for k, q, b, a, g in cache:
             if k == key and torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a):
                 return g
         z, y = self._batch(True)
-        g = hinge_grads(p, z, y, sp.xi, self.schedule.truncated, train_first)
+        g = hinge_grads(p, z, y, sp.xi, self.schedule.truncated, train_first, sp.class_weights)
         cache[:] = [*cache[-3:], (key, p.q.clone(), p.b.clone(), p.a.clone(), g)]
         return g
 

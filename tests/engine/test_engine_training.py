@@ -98,11 +98,6 @@ def test_symmetric_init_network_is_identically_zero_in_the_hinge(tiny_world):
     assert g.loss == 1.0 and g.hinge_active == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG engine/network.py predict(): the symmetric init's g⁽⁰⁾ = Σ a_i σ_i − Σ a_i σ_i is "
-    "summed in float32 by one mv, so it is ±1e-7 instead of 0 and the step-0 accuracy is a "
-    "rounding coin (e.g. 0.4995/0.5028) instead of exactly 0.5 by the tie rule. Fix: fold "
-    "twins in predict like hinge_grads does (q[:h], b[:h], a[:h] + a[h:] when _twins(p))."))
 def test_symmetric_init_outputs_exactly_zero_and_accuracy_is_half(tiny_world):
     d = tiny_world.data
     assert torch.count_nonzero(predict(tiny_world.init, d.z_test)) == 0
