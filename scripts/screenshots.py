@@ -4,6 +4,8 @@
     .venv/bin/python scripts/screenshots.py --pages explore --query "seed=3" --wait-text "Step"
     .venv/bin/python scripts/screenshots.py --wait-text "explore=Accuracy" --wait-text "guide=Setup"
     .venv/bin/python scripts/screenshots.py --url http://localhost:8501   # use a running app
+    .venv/bin/python scripts/screenshots.py --pages explore --query "T=60" --play \
+        --click "sign of a_i" --suffix sign          # -> assets/explore-sign.png after a run
 
 Starts `streamlit run app.py` on a free port (scripts/serve.py) unless --url is given, opens
 each page (st.navigation url paths; the default page is opened at "/", because Streamlit only
@@ -59,6 +61,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="[PAGE=]TEXT",
         help="text to wait for before the screenshot (repeatable; PAGE= limits it to one page)",
     )
+    p.add_argument("--play", action="store_true",
+                   help="press Play and wait until the counter says 'finished' (live pages)")
+    p.add_argument("--click", action="append", default=[], metavar="TEXT",
+                   help="click the button or segment labelled TEXT before the shot (repeatable)")
+    p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
     p.add_argument("--settle", type=float, default=1.5, help="extra seconds after rendering")
     p.add_argument("--timeout", type=float, default=90.0, help="seconds to wait per page")
     p.add_argument("--width", type=int, default=1400)
@@ -95,6 +102,7 @@ def shoot(page, base: str, name: str, args: argparse.Namespace) -> Path | None:
         return None
     for text in wait_texts(args.wait_text, name):
         page.get_by_text(text).first.wait_for(state="visible", timeout=timeout_ms)
+    act(page, args, timeout_ms)
     page.wait_for_function(_CHARTS_DRAWN_JS, timeout=timeout_ms)
     time.sleep(args.settle)
     height = min(max(args.height, int(page.evaluate(_CONTENT_HEIGHT_JS))), args.max_height)
@@ -102,9 +110,22 @@ def shoot(page, base: str, name: str, args: argparse.Namespace) -> Path | None:
     time.sleep(0.5)  # let the layout settle at the new size
     if page.locator('[data-testid="stException"]').count():
         print(f"  {name}: WARNING: the page shows an exception")
-    out = args.out / f"{name}.png"
+    out = args.out / (f"{name}-{args.suffix}.png" if args.suffix else f"{name}.png")
     page.screenshot(path=str(out), full_page=True)
     return out
+
+
+def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
+    """Optional interaction before the shot: Play to the end, then clicks."""
+    main = page.locator('[data-testid="stMain"]')
+    if args.play:
+        main.get_by_role("button", name="Play", exact=True).click()
+        main.get_by_text("finished", exact=False).first.wait_for(state="visible",
+                                                                 timeout=timeout_ms)
+    for text in args.click:
+        main.get_by_role("button", name=text, exact=True).first.click()
+        time.sleep(0.5)
+        wait_for_app_run(page, timeout_ms=timeout_ms)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,10 +44,10 @@ def map_figure(points: np.ndarray, cos: np.ndarray, a: np.ndarray, b: np.ndarray
     else:
         groups = [(a >= 0, "a_i > 0", {"color": BLUE, "symbol": "circle"}),
                   (a < 0, "a_i < 0", {"color": PURPLE, "symbol": "triangle-up"})]
-    data = [{"type": "scatter", "x": points[sel, 0], "y": points[sel, 1], "mode": "markers",
+    data = _mark_traces(marks or {})  # drawn first, so neurons sitting on a star stay visible
+    data += [{"type": "scatter", "x": points[sel, 0], "y": points[sel, 1], "mode": "markers",
              "name": name, "customdata": custom[sel], "hovertemplate": hover,
              "marker": {"size": 7, "opacity": 0.85, **marker}} for sel, name, marker in groups]
-    data += _mark_traces(marks or {})
     axis = {"showticklabels": False, "zeroline": False}
     return {"data": data, "layout": _layout(
         MAP_HEIGHT, f"MDS map of the neuron weights (cosine) — step {step}",

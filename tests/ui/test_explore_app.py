@@ -130,3 +130,17 @@ def test_play_streams_and_divergence_stops_with_history_kept():
     assert any("diverged" in e.value for e in at.error)
     assert counter(at)[0] == t1  # the failed step is not recorded
     assert [b.label for b in at.get("download_button")] == ["Metrics CSV", "Report JSON"]
+
+
+def test_server_limit_refuses_a_setting_and_keeps_the_run():
+    at = open_app()
+    at = click(at, "Step")
+    run_before = state(at).run
+    at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
+    assert not at.exception
+    assert any("m=5000" in e.value and "FEX_MAX_M" in e.value for e in at.error)
+    assert state(at).run is run_before and counter(at) == (1, 40)
+    assert "m=50" in summary(at)  # the summary shows what still runs
+    fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
+    assert not fresh.exception and state(fresh).run is None
+    assert any("FEX_MAX_M" in e.value for e in fresh.error)
