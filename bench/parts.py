@@ -29,6 +29,10 @@ def config(args):
 
     from engine.cli import parse_settings
 
+    if getattr(args, "probe_samples", 0):  # experiment knob: the per-step probe sample size
+        import engine.run
+
+        engine.run.PROBE_SAMPLES = args.probe_samples
     name = args.preset or ("quick-parity" if args.quick else "paper-parity")
     cfg, _ = parse_settings(Namespace(preset=name, set=list(args.set or []), seed=None))
     return name, cfg
@@ -70,7 +74,8 @@ def part_matmul(args) -> dict:
               "backward 300x1000@1000x101": (300, 1000, 101),
               "probes 8192x100@100x600": (8192, 100, 600),
               "full 50000x100@100x300": (50000, 100, 300),
-              "d-space 1000x500@500x600": (1000, 500, 600)}
+              "d-space 1000x500@500x600": (1000, 500, 600),
+              "d-space eval 10000x500@500x600": (10000, 500, 600)}
     out = {}
     gen = torch.Generator().manual_seed(0)
     for name, (m, k, n) in shapes.items():
@@ -143,7 +148,7 @@ def part_network(args) -> dict:
     _warm(cfg, dev)
     rss0, parts, flops = rss_mb(), {}, StepFlops(cfg.T)
     sync(dev)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     with flops.mode():
         world = build_world(cfg, dev)
         _timed(world.evaluator, ("snapshot", "embedding"), parts, dev)
@@ -152,7 +157,7 @@ def part_network(args) -> dict:
     t_first = time.perf_counter() - t0
     _timed(run.trainer, ("step",), parts, dev)
     parts.clear()
-    steps, cpu0 = [], time.process_time()
+    steps = []
     while not run.done:
         t = time.perf_counter()
         with flops.mode(run.t + 1):
@@ -199,12 +204,12 @@ def part_methods(args) -> dict:
                DEFAULT_METHODS, device=dev).run_all()  # warm-up
     rss0, flops = rss_mb(), StepFlops(cfg.T)
     sync(dev)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     with flops.mode():
         cmp_ = Comparison(cfg, DEFAULT_METHODS, device=dev)
     sync(dev)
     setup = time.perf_counter() - t0
-    per, cpu0 = dict.fromkeys(cmp_.runs, 0.0), time.process_time()
+    per = dict.fromkeys(cmp_.runs, 0.0)
     while not cmp_.done:
         with flops.mode(cmp_.t + 1):
             for m, r in cmp_.runs.items():
@@ -231,25 +236,28 @@ def part_reference(args) -> dict:
     dev = args.device
     name, cfg = config(args)
     steps = min(args.reference_steps or cfg.T, cfg.T)
-    rss0, times, last = rss_mb(), [], [time.perf_counter()]
+    rss0, times, cpus = rss_mb(), [], []
+    last = [time.perf_counter(), time.process_time()]
 
     def on_step(row):
         sync(dev)
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.process_time()
         times.append(now - last[0])
-        last[0] = now
+        cpus.append(cpu - last[1])
+        last[:] = [now, cpu]
 
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     res = train_reference(cfg, steps=steps, device=dev, on_step=on_step)
-    total = time.perf_counter() - t0
+    total, cpu_total = time.perf_counter() - t0, time.process_time() - cpu0
     st = times[1:]  # times[0]: data, init and the step-0 evaluation
     later = st[2:] or st
     out = {"preset": name, "T": cfg.T, "steps_run": steps, "total_s": total, "setup_s": times[0],
            "step_s": {"step1": st[0], "step2": st[min(1, len(st) - 1)],
                       "median_later": statistics.median(later)},
-           "final": res.steps[-1], "extrapolated": steps < cfg.T}
+           "cpu_s": cpu_total, "final": res.steps[-1], "extrapolated": steps < cfg.T}
     if steps < cfg.T:  # steps 1–2 as measured, the remaining steps at the later median
         out["total_s"] = times[0] + sum(st[:2]) + (cfg.T - 2) * statistics.median(later)
+        out["cpu_s"] = sum(cpus[:3]) + (cfg.T - 2) * statistics.median(cpus[3:] or cpus)
     out.update(memory(dev, rss0))
     return out
 

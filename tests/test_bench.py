@@ -45,7 +45,7 @@ def test_json_has_machine_load_and_every_part(result):
 def test_network_fields(result):
     net = result[1]["network"]
     assert net["space"] == "pattern" and net["T"] == 12
-    assert net["total_s"] >= net["steps_s"] > 0
+    assert net["total_s"] >= net["steps_s"] > 0 and net["cpu_s"] > 0
     assert set(net["step_s"]) == {"step1", "step2", "median_later", "max_later", "last"}
     assert set(net["breakdown_s"]) == {"train_step", "probes_snapshot", "mds_embedding"}
     assert net["mds_points"] == 2 * 16 + 2 and net["mds_frame_ms"] > 0
@@ -70,7 +70,8 @@ def test_methods_and_reference_fields(result):
     assert six["flops"]["total"] > saved["network"]["flops"]["total"] - \
         saved["network"]["flops"]["build"]
     ref = saved["reference"]
-    assert ref["steps_run"] == 12 and not ref["extrapolated"]
+    assert ref["steps_run"] == 12 and not ref["extrapolated"] and ref["cpu_s"] > 0
+    assert six["cpu_s"] > 0
     assert set(ref["final"]) >= {"train_acc", "test_acc", "cos_max"}
     # the reference trains the same network: its final accuracy is the engine's (same sets)
     assert ref["final"]["test_acc"] == pytest.approx(saved["network"]["summary"]["test_acc"],
@@ -84,7 +85,9 @@ def test_summary_ratios_and_targets(result):
         assert s[key] > 0, key
     # a lower bound: no run can beat the arithmetic of its own products at the peak rate
     assert s["network_vs_lower_bound"] > 1 and s["methods_vs_lower_bound"] > 1
-    assert set(s["targets"]) == {"network >= 20x faster than reference", "six methods <= 30 s",
+    assert s["reference_vs_network_cpu"] > 0
+    assert set(s["targets"]) == {"network >= 20x faster than reference", "same in CPU seconds",
+                                 "six methods <= 30 s", "six methods <= 30 CPU s",
                                  "MDS frame <= 10 ms", "history <= 200 MB",
                                  "first snapshot <= 1 s", ">= 4 updates/s (compute)"}
 
@@ -97,3 +100,19 @@ def test_bad_arguments_are_one_line_errors(capsys):
     msg = capsys.readouterr().err.strip().splitlines()[-1]
     assert msg.endswith("--device cuda:99: " + f"{torch.cuda.device_count()} CUDA device(s) "
                         "here; use cpu or auto")
+
+
+def test_reference_extrapolates_from_a_few_steps():
+    from argparse import Namespace
+
+    from bench.parts import part_reference
+
+    args = Namespace(device="cpu", quick=False, preset="", set=TINY[1::2], probe_samples=0,
+                     reference_steps=6)
+    out = part_reference(args)
+    assert out["steps_run"] == 6 and out["extrapolated"] and out["T"] == 12
+    st = out["step_s"]
+    # setup + steps 1-2 as measured + 10 more steps at the median of steps 3-6
+    assert out["total_s"] == pytest.approx(out["setup_s"] + st["step1"] + st["step2"]
+                                           + 10 * st["median_later"])
+    assert out["final"]["step"] == 6
