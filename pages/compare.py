@@ -14,6 +14,7 @@ from engine.report import history_csv
 from ui import compare_view as cv
 from ui import controls
 from ui.compare_figures import accuracy_figure
+from ui.router import ensure_router
 from ui.state import (
     get_state,
     read_url,
@@ -22,6 +23,8 @@ from ui.state import (
     summary_line,
     write_url,
 )
+
+ensure_router()
 
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
 

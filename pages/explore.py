@@ -6,7 +6,10 @@ import streamlit as st
 
 from ui import controls, explore_text, live
 from ui import explore_view as view
+from ui.router import ensure_router
 from ui.state import get_state, read_url, share_link, show_url_warnings, summary_line, write_url
+
+ensure_router()
 
 state = get_state()
 read_url(state)

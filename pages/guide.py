@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.router import ensure_router
+
+ensure_router()
+
 st.title("Guide: how a network learns features from its inputs")
 st.write(
     "This page explains, without proofs, what Shi, Wei & Liang (ICLR 2022) show and what the "

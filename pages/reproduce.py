@@ -5,7 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import reproduce_cards as rc
+from ui.router import ensure_router
 from ui.state import get_state, read_url
+
+ensure_router()
 
 state = get_state()
 read_url(state)

@@ -6,7 +6,6 @@ import re
 import time
 from urllib.parse import urlencode
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from scripts.serve import start_app, wait_for_app_run
@@ -67,11 +66,6 @@ def test_reproduce_and_guide_render_without_errors(page: Page, server_log, wait_
     assert "Traceback" not in server_log, server_log.text
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Streamlit 1.67 treats a folder named pages/ beside app.py as a v1 multipage app until "
-    "app.py has run once in the server process: a first visit to /compare runs "
-    "pages/compare.py alone, without the router (no wide layout, file names in the "
-    "sidebar). Renaming pages/ (e.g. to views/) fixes it; then drop this marker."))
 def test_a_shared_sub_page_link_on_a_fresh_server_goes_through_the_router(
         page: Page, tmp_path) -> None:
     with start_app(log_path=tmp_path / "fresh.log") as server:  # nobody has opened "/" yet
@@ -80,3 +74,7 @@ def test_a_shared_sub_page_link_on_a_fresh_server_goes_through_the_router(
         nav = page.locator('[data-testid="stSidebarNav"]')
         expect(nav.get_by_text("Reproduce the paper")).to_be_visible(timeout=10_000)
         assert page.title() == "Feature emergence explorer"
+        # the router kept the requested page: Compare, not the default Explore
+        expect(page.get_by_role("heading", name="Compare", exact=False).first).to_be_visible(
+            timeout=10_000)
+        assert "/compare" in page.url
