@@ -123,7 +123,7 @@ def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
         main.get_by_text("finished", exact=False).first.wait_for(state="visible",
                                                                  timeout=timeout_ms)
     for text in args.click:
-        main.get_by_role("button", name=text, exact=True).first.click()
+        main.get_by_text(text, exact=True).first.click()
         time.sleep(0.5)
         wait_for_app_run(page, timeout_ms=timeout_ms)
 
