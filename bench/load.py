@@ -57,6 +57,7 @@ def _probe(path: str, every: float) -> None:
         if os.path.exists(path + ".gc"):  # asked by the driver: a full collection, once
             os.remove(path + ".gc")
             gc.collect()
+            _dump_referrers(path + ".refs", Run)
         runs = sum(1 for o in gc.get_objects() if type(o) is Run)
         row = {"t": time.time(), "rss_mb": _status_kb("VmRSS") / 1024,
                "peak_mb": _status_kb("VmHWM") / 1024, "runs": runs, "sessions": sessions,
@@ -64,6 +65,22 @@ def _probe(path: str, every: float) -> None:
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
         time.sleep(every)
+
+
+def _dump_referrers(path: str, cls) -> None:
+    """Who still holds each live Run (types three levels up), to find what keeps it alive."""
+    lines = []
+    for obj in [o for o in gc.get_objects() if type(o) is cls]:
+        level = [obj]
+        for depth in range(11):
+            nxt = [r for o in level for r in gc.get_referrers(o)
+                   if r is not level and type(r).__name__ not in ("frame", "list_iterator")][:4]
+            lines.append(f"{depth}: " + ", ".join(
+                type(r).__name__ + (f"[{sorted(r)[:6]}]" if isinstance(r, dict) and all(
+                    isinstance(k, str) for k in r) else "") for r in nxt))
+            level = nxt
+        lines.append("--")
+    Path(path).write_text("\n".join(lines))
 
 
 def serve(probe_path: str, port: int, extra: list[str]) -> None:
@@ -234,7 +251,7 @@ async def _first_sample(server: Server, timeout_s: float = 30) -> dict:
 
 
 async def drive(server: Server, sessions: int, query: dict, timeout_s: float,
-                changes: int) -> dict:
+                changes: int, settle_s: float = 0.0) -> dict:
     """All sessions at once, then (alone) the rapid-change check; figures from the probe."""
     from playwright.async_api import async_playwright
 
@@ -252,6 +269,7 @@ async def drive(server: Server, sessions: int, query: dict, timeout_s: float,
         during = server.samples()
         await asyncio.sleep(5)  # sessions end, their state is dropped after the TTL (2 s)
         released = server.latest()
+        await asyncio.sleep(settle_s)
         Path(str(server.probe) + ".gc").touch()  # then one full gc.collect() in the server
         await asyncio.sleep(2)
         collected = server.latest()
@@ -266,16 +284,16 @@ async def drive(server: Server, sessions: int, query: dict, timeout_s: float,
             "after_close": {k: released.get(k) for k in ("rss_mb", "runs", "sessions",
                                                           "stored_sessions")},
             "after_gc": {k: collected.get(k) for k in ("rss_mb", "runs", "stored_sessions")},
-            "rapid": rapid}
+            "rapid": rapid, "settle_s": settle_s}
 
 
 def run_load(sessions: int = 3, query: dict | None = None, timeout_s: float = 600,
-             changes: int = 30) -> dict:
+             changes: int = 30, settle_s: float = 0.0) -> dict:
     """Start the server, drive the sessions, stop the server; returns the figures."""
     server = start_server()
     try:
         return asyncio.run(drive(server, sessions, SMALL if query is None else query,
-                                 timeout_s, changes))
+                                 timeout_s, changes, settle_s))
     finally:
         server.stop()
 
@@ -287,6 +305,8 @@ def main(argv=None) -> int:
     p.add_argument("--small", action="store_true", help="n=5000, n_test=2000, T=60")
     p.add_argument("--timeout", type=float, default=1500, help="seconds per session")
     p.add_argument("--changes", type=int, default=30, help="rapid slider changes (0: skip)")
+    p.add_argument("--settle", type=float, default=30.0,
+                   help="seconds to wait after the sessions closed before the gc check")
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--serve", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
@@ -294,7 +314,8 @@ def main(argv=None) -> int:
     if args.serve:
         serve(args.serve, args.port, [])
         return 0
-    out = run_load(args.sessions, SMALL if args.small else {}, args.timeout, args.changes)
+    out = run_load(args.sessions, SMALL if args.small else {}, args.timeout, args.changes,
+                   args.settle)
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1))
     print(summary(out))
@@ -312,7 +333,8 @@ def summary(out: dict) -> str:
              f"; max live runs {out['max_live_runs']} for max {out['max_sessions']} sessions",
              f"after the sessions closed: RSS {out['after_close']['rss_mb']:.0f} MB, live runs "
              f"{out['after_close']['runs']}, sessions {out['after_close']['sessions']} active / "
-             f"{out['after_close']['stored_sessions']} stored; after one gc.collect(): "
+             f"{out['after_close']['stored_sessions']} stored; {out['settle_s']:.0f} s later and "
+             f"one gc.collect(): "
              f"RSS {out['after_gc']['rss_mb']:.0f} MB, live runs {out['after_gc']['runs']}"]
     for r in out["results"]:
         if r["error"]:
