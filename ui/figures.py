@@ -81,6 +81,7 @@ def _marks(step: int) -> dict:
 
 def _line(x, y, name: str, colour: str, dash: str = "solid", axis: str = "y",
           markers: bool = True) -> dict:
+    markers = markers and len(x) <= 60  # each marker is an SVG node the browser redraws
     return {"type": "scatter", "x": x, "y": y, "name": name, "yaxis": axis,
             "mode": "lines+markers" if markers else "lines",
             "line": {"color": colour, "dash": dash}, "marker": {"size": 4}}

@@ -144,3 +144,23 @@ def test_server_limit_refuses_a_setting_and_keeps_the_run():
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
     assert not fresh.exception and state(fresh).run is None
     assert any("FEX_MAX_M" in e.value for e in fresh.error)
+
+
+def test_scrubber_shows_an_earlier_step_and_colour_toggle():
+    at = open_app()
+    for _ in range(3):
+        at = click(at, "Step")
+    assert counter(at) == (3, 40)
+    at.slider(key="scrub_step").set_value(1).run()
+    assert "showing step 1" in next(md.value for md in at.markdown if "step 3 / 40" in md.value)
+    hist = state(at).run.history
+    spec = charts(at)[0]
+    assert spec["layout"]["title"]["text"].endswith("step 1")
+    neurons = next(t for t in spec["data"] if t["name"] == "neurons")
+    assert len(neurons["customdata"]["bdata"]) > 0 and len(hist) == 4
+    assert at.metric[0].value == f"{hist[1].cos_max:.3f}"  # the numbers of step 1, not 3
+    at.segmented_control(key="w_colour_by").set_value("sign of a_i").run()
+    names = [t["name"] for t in charts(at)[0]["data"]]
+    assert names == ["+Σ_A M", "−Σ_A M", "a_i > 0", "a_i < 0"]
+    at = click(at, "Step")  # stepping follows the newest step again
+    assert counter(at) == (4, 40) and charts(at)[0]["layout"]["title"]["text"].endswith("step 4")
