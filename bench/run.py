@@ -1,7 +1,8 @@
 """The engine benchmark (issue 6): one command, a table on stdout, a JSON file in bench/results/.
 
     python -m bench                   # paper-parity preset on the best device, everything
-    python -m bench --quick           # the small quick-parity preset (smoke run)
+    python -m bench --quick           # the small quick-parity preset (smoke run, 20 reference
+                                      # steps extrapolated)
     python -m bench --skip-reference  # without the plain reference (saves minutes on a CPU)
     python -m bench --device cuda     # on a GPU
     python -m bench --threads 1 --set T=100   # one torch thread, a setting overridden
@@ -215,6 +216,8 @@ def _args(argv):
         ap.error(f"--parts {','.join(unknown)}: choose from {','.join(PARTS)}")
     if args.probe_samples < 0 or args.threads < 0 or args.reference_steps < 0:
         ap.error("--probe-samples, --threads and --reference-steps take integers ≥ 0")
+    if args.quick and not args.reference_steps:
+        args.reference_steps = 20  # a smoke run: the reference's later steps all cost the same
     if args.threads:
         torch.set_num_threads(args.threads)
     return args
