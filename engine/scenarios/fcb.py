@@ -4,8 +4,9 @@ XOR-like clusters: x = µ + z with µ ∈ {±µ1} (clean label +1) or {±µ2} (�
 z ~ N(0, σ² I), σ² = σ_r²/d; a fraction `flip` of the labels (train and test) is flipped.
 Network f(x) = Σ_j a_j relu(⟨w_j, x⟩), 2m neurons, a_j = ±1/√(2m) fixed, W⁽⁰⁾ ~ N(0, ω²),
 ω² = 1/(16·2m·d); full-batch gradient descent with step α (the `eta` setting, default 0.05) on
-the logistic loss. Headline [FCB 31, 122, 258–260]: the normalised correlation ⟨w_j/‖w_j‖, µ⟩
-jumps from Θ(1/√d) to Θ(1) in one step, and the test error (noisy labels) approaches the noise rate.
+the logistic loss (always full batch: `batch` is unused). Headline [FCB 31, 122, 258–260]: the
+normalised correlation ⟨w_j/‖w_j‖, µ⟩ jumps from Θ(1/√d) to Θ(1) in one step, and the test
+error (noisy labels) approaches the noise rate.
 
 The engine's trainer uses the hinge loss and trains a, so this module has its own trainer
 (`FCBRun`), yielding the engine's Snapshot type with extra per-step numbers.
@@ -85,5 +86,5 @@ PRESETS = [
            "and ≈ 0.9 by step 10; test error ≈ the 15% noise rate, clean test error ≈ 0.",
            "FCB Thm 3.1, Fig. 1 (paper-spec §7)",
            {"scenario": SCENARIO, "d": 100, "D": 2, "k": 2, "sigma_r": 0.2, "flip": 0.15,
-            "n": 2000, "n_test": 4000, "m": 250, "T": 25, "batch": 2000, "eta": 1.0}),
+            "n": 2000, "n_test": 4000, "m": 250, "T": 25, "batch": 100, "eta": 1.0}),
 ]
