@@ -72,11 +72,17 @@ def player(state: AppState) -> None:
 
 def counter(state: AppState, i: int) -> None:
     """`step t / T` (and the step on screen when scrubbing back)."""
+    st.markdown(_counter_text(state, i))
+
+
+def _counter_text(state: AppState, i: int) -> str:
+    # Built apart from the st call: a rerun interrupts inside st.*, and a frame holding the
+    # Run there would keep it alive beside the next one.
     run = state.run
     extra = f" · showing step {run.history[i].step}" if i != len(run.history) - 1 else ""
     status = " · playing" if state.playing else " · finished" if run.done else ""
     newest = run.history[-1].step  # the last recorded step (a diverged one is not recorded)
-    st.markdown(f"#### step {newest} / {run.T}{extra}{status}")
+    return f"#### step {newest} / {run.T}{extra}{status}"
 
 
 def metrics(state: AppState, i: int) -> None:
@@ -131,17 +137,22 @@ def scrubber(state: AppState, i: int) -> None:
 
 def downloads(state: AppState) -> None:
     """Metrics CSV and report JSON (the CLI's schema) of the run so far."""
-    run, cfg = state.run, state.run_cfg
-    report = build_report(cfg, {"network": run}, str(state.world.device),
+    csv, report, t = _export(state)
+    cols = st.columns(2)
+    cols[0].download_button("Metrics CSV", csv, file_name=f"explore-step{t}.csv",
+                            mime="text/csv", icon=":material/download:", width="stretch")
+    cols[1].download_button("Report JSON", report, file_name=f"explore-step{t}.json",
+                            mime="application/json", icon=":material/download:",
+                            width="stretch")
+
+
+def _export(state: AppState) -> tuple[str, str, int]:
+    """(CSV, JSON, last step), built with no st call under way (see _counter_text)."""
+    run = state.run
+    report = build_report(state.run_cfg, {"network": run}, str(state.world.device),
                           {"setup_s": state.build_s, "train_s": run.history[-1].elapsed},
                           preset=PRESETS.get(state.preset) if state.preset else None)
-    cols = st.columns(2)
-    cols[0].download_button("Metrics CSV", history_csv({"network": run}),
-                            file_name=f"explore-step{run.t}.csv", mime="text/csv",
-                            icon=":material/download:", width="stretch")
-    cols[1].download_button("Report JSON", json.dumps(report, indent=1),
-                            file_name=f"explore-step{run.t}.json", mime="application/json",
-                            icon=":material/download:", width="stretch")
+    return history_csv({"network": run}), json.dumps(report, indent=1), run.history[-1].step
 
 
 def stage_text(state: AppState, i: int) -> None:

@@ -41,14 +41,15 @@ def ensure_run(state: AppState) -> None:
         state.guard_error = (cfg, str(err))
         return
     state.guard_error = None
+    # drop the old run before building: never two runs (and datasets) alive in one session
+    state.run = state.world = state.run_cfg = None
     t0 = time.perf_counter()
     with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {2 * cfg.m} neurons…"):
         try:
             world = build_world(cfg)
-        except ConfigError as err:  # e.g. a dataset this machine cannot load: keep the old run
+        except ConfigError as err:  # e.g. a dataset this machine cannot load
             state.guard_error = (cfg, str(err))
             return
-        # the old run is replaced, never kept beside the new one
         state.world, state.run_cfg = world, cfg
         reset(state)
     state.build_s = time.perf_counter() - t0
@@ -56,6 +57,7 @@ def ensure_run(state: AppState) -> None:
 
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
+    state.run = None  # the old run goes before the new one is made
     state.run = Run(state.world)
     state.scrub, state.error, state.pending = None, None, 0
     state.smacof = state.centre_map = None

@@ -10,6 +10,7 @@ import streamlit as st
 
 from engine.baselines import DEFAULT_METHODS, METHODS
 from engine.config import Config, ConfigError, diff, from_dict
+from ui import sessions
 
 STATE_KEY = "app"
 METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
@@ -56,7 +57,9 @@ def get_state() -> AppState:
     """This session's state object (created on first use)."""
     if STATE_KEY not in st.session_state:
         st.session_state[STATE_KEY] = AppState()
-    return st.session_state[STATE_KEY]
+    state = st.session_state[STATE_KEY]
+    sessions.register(state)  # so its run is freed once the browser tab is gone
+    return state
 
 
 def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[str]]:

@@ -1,0 +1,76 @@
+"""Free the runs of browser sessions that have ended (Streamlit keeps ended sessions around)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+SWEEP_S = 2.0  # how often the sweeper looks for ended sessions
+_states: dict[str, weakref.ref] = {}  # session id -> that session's AppState
+_seen_ended: set[str] = set()  # found disconnected at the last sweep
+_lock = threading.Lock()
+_sweeper: threading.Thread | None = None
+
+
+def register(state) -> None:
+    """Remember this session's state, and make sure the sweeper runs (once per process)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return
+    with _lock:
+        _states[ctx.session_id] = weakref.ref(state)
+    _start_sweeper()
+
+
+def active_ids() -> set[str] | None:
+    """Ids of the sessions with a connected browser; None outside a running server."""
+    try:
+        from streamlit.runtime import Runtime
+
+        # private API: the public runtime does not expose which sessions are connected
+        infos = Runtime.instance()._session_mgr.list_active_sessions()
+    except Exception:  # noqa: BLE001 - no server (AppTest, bare mode) or a changed internal
+        return None
+    return {info.session.id for info in infos}
+
+
+def release_ended() -> int:
+    """Drop run and data of every registered session that is no longer connected."""
+    active = active_ids()
+    if active is None:
+        return 0
+    released = 0
+    with _lock:
+        ended = {s for s in _states if s not in active}
+        # only sessions found ended at two sweeps in a row: a script run that was under way
+        # when the tab closed has finished by then
+        for sid in ended & _seen_ended:
+            state = _states.pop(sid)()
+            if state is not None and (state.run is not None or state.world is not None
+                                      or state.comparison is not None):
+                # no st.* here: plain attribute writes on the ended session's own object
+                state.playing = state.comp_playing = False
+                state.run = state.world = state.run_cfg = None
+                state.comparison = state.comp_key = None
+                released += 1
+        _seen_ended.clear()
+        _seen_ended.update(ended - set(active))
+        _seen_ended.intersection_update(_states)
+    return released
+
+
+def _sweep() -> None:
+    while True:
+        threading.Event().wait(SWEEP_S)
+        release_ended()
+
+
+def _start_sweeper() -> None:
+    global _sweeper
+    with _lock:
+        if _sweeper is None or not _sweeper.is_alive():
+            _sweeper = threading.Thread(target=_sweep, name="explore-session-sweeper",
+                                        daemon=True)
+            _sweeper.start()
