@@ -3,6 +3,14 @@
 Each module defines SCENARIO (a value of Config.scenario), make_dataset(cfg, space) returning an
 `engine.data.Dataset` (with optional `centres` / `centre_labels`, K×r in data coordinates), and
 PRESETS, which are registered in `engine.presets` on import of this package.
+
+What the dashboard reads from a scenario Dataset (all optional; absent means "sparse coding"):
+  has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
+  centres          K×r cluster centres / labelled vectors in the data coordinates (like weights)
+  centre_labels    K labels (±1) of the centres, for two colours
+  real_train/test  (teacher_student) boolean masks of the real-digit rows of z_train / z_test
+Runs of `fcb` and `teacher_student` yield ScenarioSnapshot (a Snapshot with an `extra` dict of
+per-step numbers that scalars() includes); the others yield the engine's Snapshot.
 """
 
 from __future__ import annotations

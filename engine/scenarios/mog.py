@@ -44,6 +44,7 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     signs = np.array(list(itertools.product([1.0, -1.0], repeat=k)))
     ds.centres = signs @ M.T * scale
     ds.centre_labels = np.prod(signs, axis=1)
+    ds.has_truth = False  # the features are the 2^k centres, not one Σ_A M star
     return ds
 
 

@@ -106,6 +106,7 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     st = stats(sigma2, pos_frac=float((y_tr > 0).mean()))
     ds = input_space(M, np.array([0]), z_tr, y_tr, z_te, y_te, st)
     ds.centres, ds.centre_labels = means.astype(np.float64), np.array([1.0, -1.0])
+    ds.has_truth = False  # M (class-mean difference) is a probe axis, not a known feature
     return ds
 
 
