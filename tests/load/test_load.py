@@ -56,10 +56,5 @@ def test_at_most_one_live_run_per_session(load):
     assert rapid["live_runs_after"] <= leftover + 1, rapid
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Sessions' runs outlive the sessions: after the browser closes, Streamlit keeps the "
-    "AppSession (MemorySessionStorage's TTLCache expires lazily; a handler coroutine and the "
-    "ScriptRunner still reference it), and with it AppState.run and its data. Fix in ui/: drop "
-    "runs of sessions that the SessionManager no longer lists as active."))
 def test_runs_are_released_when_sessions_end(load):
     assert load["after_gc"]["runs"] == 0, load["after_gc"]
