@@ -195,9 +195,12 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         if first is None:
             res.error = "the step counter never appeared"
             return res
+        # under load the first script run (drawing the data) can take minutes: click when idle
+        await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                                     timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
         play = page.locator('[data-testid="stMain"]').get_by_role("button", name="Play",
                                                                    exact=True)
-        await play.click()
+        await play.click(timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
         left = timeout_s - (time.monotonic() - t0)
         res.final = await _wait_counter(page, lambda c: c[0] == c[1], left)
         res.finished = res.final is not None and res.final[0] == res.final[1]
