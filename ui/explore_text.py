@@ -19,9 +19,9 @@ LOOK_FOR = {
                   "mostly train the output weights a_i on top of them. Watch train and test "
                   "accuracy climb while the neurons stay on the stars.",
 }
-NO_TRUTH = ("Real data has no planted Σ_A M, so the map shows the two class means instead of "
-            "the stars and the gradient split is not defined; look for neurons gathering into "
-            "clusters.")
+NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
+            "(class means or mixture centres) instead of the stars and the gradient split is not "
+            "defined; look for neurons gathering on the centres, in clusters.")
 
 
 def look_for(stage: str, truth: bool) -> str:

@@ -100,7 +100,7 @@ def metrics(state: AppState, i: int) -> None:
 
 def charts(state: AppState, i: int) -> None:
     """The map on the left, gradient components and accuracy on the right."""
-    snap, truth = state.run.history[i], live.has_truth(state.run_cfg)
+    snap, truth = state.run.history[i], live.has_truth(state)
     left, right = st.columns([1.1, 1])
     with left:
         points, cos, marks = live.map_data(state, i)
@@ -115,7 +115,8 @@ def charts(state: AppState, i: int) -> None:
             st.plotly_chart(figures.gradient_figure(state.run.history, i), width="stretch",
                             key="grad")
         else:
-            st.info("No planted ground truth in real data: the gradient split is not shown.")
+            st.info("This data has no single planted Σ_A M, so the gradient has no "
+                    "relevant/background split to show.")
         st.plotly_chart(figures.accuracy_figure(state.run.history, i), width="stretch",
                         key="acc")
 
@@ -157,5 +158,5 @@ def _export(state: AppState) -> tuple[str, str, int]:
 
 def stage_text(state: AppState, i: int) -> None:
     snap = state.run.history[i]
-    st.info(explore_text.look_for(snap.stage, live.has_truth(state.run_cfg)),
+    st.info(explore_text.look_for(snap.stage, live.has_truth(state)),
             icon=":material/visibility:")

@@ -92,9 +92,12 @@ def shown_index(state: AppState) -> int:
     return last if state.scrub is None else min(state.scrub, last)
 
 
-def has_truth(cfg: Config) -> bool:
-    """Real data has no planted Σ_A M: its stars and gradient split mean nothing."""
-    return cfg.scenario != "real"
+def has_truth(state: AppState) -> bool:
+    """False where the data has no single planted Σ_A M (mixtures, real data): no stars and
+    no relevant/background split then."""
+    ds = state.world.ds if state.world is not None else None
+    default = state.run_cfg is None or state.run_cfg.scenario != "real"
+    return bool(getattr(ds, "has_truth", default))
 
 
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -103,7 +106,7 @@ def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
     centres = getattr(ds, "centres", None)
     if centres is None:
         marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
-        return snap.embedding[:-2], snap.cos, marks if has_truth(state.run_cfg) else {}
+        return snap.embedding[:-2], snap.cos, marks if has_truth(state) else {}
     emb, cos = centre_embedding(state, i, np.asarray(centres, dtype=np.float64))
     width = len(snap.cos)
     labels = getattr(ds, "centre_labels", None)

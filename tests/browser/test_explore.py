@@ -33,8 +33,9 @@ def wait_counter(page: Page, want: tuple[int, int], timeout_s: float = 60) -> No
 
 def open_small(page: Page, wait_for_app, **extra) -> None:
     page.goto("/?" + urlencode({**SMALL, **extra}))
-    wait_for_app(page)
-    wait_counter(page, (0, 40))
+    # generous: the first visit to a fresh server imports torch and builds the data
+    wait_for_app(page, timeout_ms=180_000)
+    wait_counter(page, (0, 40), timeout_s=120)
 
 
 def test_counter_and_three_charts(page: Page, server_log, wait_for_app) -> None:

@@ -164,3 +164,19 @@ def test_scrubber_shows_an_earlier_step_and_colour_toggle():
     assert names == ["+Σ_A M", "−Σ_A M", "a_i > 0", "a_i < 0"]
     at = click(at, "Step")  # stepping follows the newest step again
     assert counter(at) == (4, 40) and charts(at)[0]["layout"]["title"]["text"].endswith("step 4")
+
+
+def test_mixture_without_truth_shows_centres_not_stars():
+    at = open_app(scenario="mog", T="20")
+    at = click(at, "Step")
+    assert not at.exception and not at.error
+    specs = charts(at)
+    assert len(specs) == 2  # map and accuracy; no gradient split without a planted Σ_A M
+    names = [t["name"] for t in specs[0]["data"]]
+    assert "centres, label +1" in names and "centres, label −1" in names
+    assert "+Σ_A M" not in names
+    k = state(at).cfg.k
+    centres = [t for t in specs[0]["data"] if t["name"].startswith("centres")]
+    assert sum(len(t["x"]["bdata"]) for t in centres) > 0 and 2 ** k == len(
+        state(at).world.ds.centres)
+    assert any("no single planted" in i.value for i in at.info)
