@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import gc
 import json
 import os
@@ -295,8 +296,12 @@ def run_load(sessions: int = 3, query: dict | None = None, timeout_s: float = 60
     """Start the server, drive the sessions, stop the server; returns the figures."""
     server = start_server()
     try:
-        return asyncio.run(drive(server, sessions, SMALL if query is None else query,
-                                 timeout_s, changes, settle_s))
+        coro = drive(server, sessions, SMALL if query is None else query, timeout_s, changes,
+                     settle_s)
+        # A thread of its own: under pytest, pytest-playwright's sync API keeps an event loop
+        # running in the main thread, and asyncio.run refuses to start inside one.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coro).result()
     finally:
         server.stop()
 

@@ -40,9 +40,25 @@ def config(args):
 
 def memory(device: str, rss0: float) -> dict:
     """Peak resident memory of this process (and of the GPU), and the resident size before."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    peak = peak_rss_mb()
     gpu = torch.cuda.max_memory_allocated() / 2**20 if device.startswith("cuda") else None
     return {"peak_rss_mb": peak, "rss_before_mb": rss0, "gpu_peak_mb": gpu}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process image (MB).
+
+    VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a part started by a large
+    parent would report the parent's peak.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def rss_mb() -> float:

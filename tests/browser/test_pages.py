@@ -10,24 +10,26 @@ from playwright.sync_api import Page, expect
 
 from scripts.serve import start_app, wait_for_app_run
 
-TINY = {"n": 2000, "n_test": 1000, "T": 20, "m": 40, "batch": 200, "d": 100, "D": 20,
+# T large enough that even an idle fast machine needs several 0.2 s ticks (live steps visible)
+TINY = {"n": 2000, "n_test": 1000, "T": 600, "m": 40, "batch": 200, "d": 100, "D": 20,
         "methods": "network,ntk,rf"}
 EXCEPTION = '[data-testid="stException"]'
 
 
 def counters(page: Page, main, timeout_s: float = 120.0) -> list[int]:
-    """Poll the live 'step t / 20' counter until it reaches 20; the distinct values seen."""
+    """Poll the live 'step t / T' counter until it reaches T; the distinct values seen."""
+    last = TINY["T"]
     seen: list[int] = []
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         for text in main.locator("h4").all_inner_texts():
-            match = re.match(r"step (\d+) / 20", text)
+            match = re.match(rf"step (\d+) / {last}", text)
             if match and int(match.group(1)) not in seen:
                 seen.append(int(match.group(1)))
-        if 20 in seen:
+        if last in seen:
             return seen
         page.wait_for_timeout(50)
-    raise AssertionError(f"the counter never reached 20/20: {seen}")
+    raise AssertionError(f"the counter never reached {last}/{last}: {seen}")
 
 
 def test_compare_plays_a_tiny_setting_to_the_table(page: Page, server_log, wait_for_app) -> None:
@@ -37,7 +39,7 @@ def test_compare_plays_a_tiny_setting_to_the_table(page: Page, server_log, wait_
     expect(main.get_by_text("d=100 · D=20 · k=5 · p_o=0.5 · m=40")).to_be_visible()
     main.get_by_role("button", name="Play").click()
     seen = counters(page, main)
-    assert any(0 < s < 20 for s in seen), f"no live intermediate step was shown: {seen}"
+    assert any(0 < s < TINY["T"] for s in seen), f"no live intermediate step was shown: {seen}"
     expect(main.get_by_text("Table 1 layout", exact=False)).to_be_visible(timeout=60_000)
     table = main.locator('[data-testid="stDataFrame"]').first
     expect(table).to_be_visible()

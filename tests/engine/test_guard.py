@@ -1,7 +1,7 @@
 """engine/guard.py (memory/time estimate, server limits) and divergence handling in engine/run.py.
 
 The memory estimate is checked against the peak resident memory of a fresh process that really
-builds the world and trains (ru_maxrss), the time estimate against its CPU time.
+builds the world and trains (VmHWM), the time estimate against its CPU time.
 """
 
 from __future__ import annotations
@@ -24,13 +24,18 @@ ROOT = Path(__file__).resolve().parents[2]
 PAPER = Config()  # n=50000, d=500, D=100, m=300, T=600
 
 MEASURE = """
-import json, resource, sys, time
+import json, sys, time
 import torch
 from engine import guard
 from engine.config import Config
 from engine.run import Run, build_world
 torch.set_num_threads(1)
-rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child of a large pytest
+# process would start at its parent's peak.
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
 # warm the kernels up first, so their one-off allocations are part of the baseline
 list(Run(build_world(Config(d=20, D=10, k=3, n=200, n_test=100, m=4, T=3, batch=50),
                      device="cpu")))
