@@ -13,11 +13,15 @@ ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # Must equal the torch pin in requirements.txt (tests/test_dockerfile.py checks this).
 ARG TORCH_VERSION=2.13.0
 
+# One torch thread per session: a hosted app trains one run per browser session, and sessions
+# that each use every core fight over them (docs/hosting.md). Closed tabs release sooner (30 s).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
-    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false
+    STREAMLIT_BROWSER_GATHER_USAGE_STATS=false \
+    OMP_NUM_THREADS=1 \
+    STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL=30
 
 WORKDIR /app
 
