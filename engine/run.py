@@ -12,6 +12,7 @@ import torch
 from . import mds
 from .config import Config, validate
 from .data import Dataset, make_dataset, population_stats
+from .guard import PROBE
 from .network import Grads, Params, _twins, hinge_loss_acc, margin_sums, predict  # noqa: F401
 from .probes import (  # noqa: F401
     GRAD_KEYS,
@@ -26,7 +27,7 @@ from .probes import (  # noqa: F401
 from .schedule import Schedule, build_schedule
 from .trainer import DeviceData, Trainer, init_params
 
-PROBE_SAMPLES = 4096  # per-step accuracy is measured on this many train and test samples
+PROBE_SAMPLES = PROBE  # per-step accuracy is measured on this many train and test samples
 
 
 class DivergenceError(RuntimeError):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+import engine.run
 from bench.reference import smoothed_activation, train_reference
 from engine.config import Config
 from engine.network import activation
@@ -22,14 +23,14 @@ def _rel(got, want) -> float:
 
 
 @pytest.mark.parametrize("schedule", ["paper", "standard"])
-def test_reference_follows_the_engine_step_by_step(schedule):
+def test_reference_follows_the_engine_step_by_step(schedule, monkeypatch):
+    monkeypatch.setattr(engine.run, "PROBE_SAMPLES", 4096)  # ≥ n: whole sets every step
     cfg = Config(**TINY).replace(schedule=schedule)
     ref = train_reference(cfg)
     assert [r["step"] for r in ref.steps] == list(range(cfg.T + 1))
     for space in ("input", "pattern"):
         run = Run(build_world(cfg, device="cpu", space=space), embed=False)
         snaps = [run.history[0], *run]
-        # n, n_test ≤ the probe sample: the engine also evaluates the whole sets every step
         for row, s in zip(ref.steps, snaps, strict=True):
             assert row["test_loss"] == pytest.approx(s.test_loss, rel=1e-3, abs=1e-5)
             if s.step == 0:  # g⁽⁰⁾ ≡ 0: the plain float32 sum leaves ±1e-7, a coin for the sign

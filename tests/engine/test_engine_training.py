@@ -14,6 +14,7 @@ import pytest
 import torch
 from engine_ref import d_space_inputs, d_space_weights, ref_grads, ref_output, rel_err
 
+import engine.run
 from engine.config import Config
 from engine.data import population_stats
 from engine.network import hinge_grads, predict
@@ -312,9 +313,11 @@ def test_off_span_after_reset_is_zero_in_input_space(tiny_world_input):
         assert s.grad["grad_offdict"] < 1e-5 * s.grad["grad_rel"]
 
 
-def test_snapshot_accuracy_and_loss_match_direct_evaluation(tiny_world):
-    """n ≤ the probe size, so every step is evaluated on the whole sets: compare with a float64
+def test_snapshot_accuracy_and_loss_match_direct_evaluation(tiny_cfg, monkeypatch):
+    """With a probe size ≥ n every step is evaluated on the whole sets: compare with a float64
     d-space evaluation of the current network after each step."""
+    monkeypatch.setattr(engine.run, "PROBE_SAMPLES", 4096)
+    tiny_world = build_world(tiny_cfg, device="cpu", space="pattern")  # its probe: whole sets
     run = Run(tiny_world, embed=False)
     x_tr = d_space_inputs(tiny_world.ds, "train")
     x_te = d_space_inputs(tiny_world.ds, "test")
