@@ -112,7 +112,9 @@ class NTKRun:
 
     def _record(self) -> Snapshot:
         ev, d = self.world.evaluator, self.world.data
-        full = self.t <= 2 or self.t >= self.T
+        # whole sets only at T: the NTK's steps 1-2 are ordinary mini-batch steps (the network's
+        # full-batch steps 1-2 are what make its whole-set numbers there worth the time)
+        full = self.t >= self.T
         if full:
             parts = []
             for z, y in ((d.z_train, d.y_train), (d.z_test, d.y_test)):

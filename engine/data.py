@@ -8,6 +8,7 @@ from math import comb
 import numpy as np
 
 from .config import Config, ConfigError, label_set
+from .mds import single_thread_blas
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ def population_stats(cfg: Config) -> Stats:
 
 def random_dictionary(rng: np.random.Generator, d: int, D: int) -> np.ndarray:
     """A random d×D matrix with orthonormal columns (QR of a Gaussian, signs fixed)."""
-    q, r = np.linalg.qr(rng.standard_normal((d, D)))
+    with single_thread_blas():  # same M whatever the BLAS thread count; no spinning under load
+        q, r = np.linalg.qr(rng.standard_normal((d, D)))
     return q * np.sign(np.where(np.diag(r) == 0, 1, np.diag(r)))
 
 
@@ -144,6 +146,11 @@ class Dataset:
     z_test: np.ndarray
     y_test: np.ndarray
     stats: Stats
+    # Scenarios without one planted Σ_A M (mixtures, real data) set has_truth False and may give
+    # K×r cluster centres with their ±1 labels for the map (engine/scenarios/__init__.py).
+    has_truth: bool = True
+    centres: np.ndarray | None = None
+    centre_labels: np.ndarray | None = None
 
     @property
     def in_pattern_space(self) -> bool:

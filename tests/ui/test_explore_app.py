@@ -180,3 +180,31 @@ def test_mixture_without_truth_shows_centres_not_stars():
     assert sum(len(t["x"]["bdata"]) for t in centres) > 0 and 2 ** k == len(
         state(at).world.ds.centres)
     assert any("no single planted" in i.value for i in at.info)
+
+
+OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown, map marks)
+    "paper-hidden-repr": (True, "centres, label +1"),  # the 2×50 labelled hidden vectors
+    "dm-sparse-parity": (True, "+Σ_A M"), "paper-mog-1": (False, "centres, label +1"),
+    "real-digits-01": (False, None), "fcb-xor": (False, "centres, label +1"),
+    "digits-teacher-student": (False, None),
+}
+
+
+@pytest.mark.parametrize("name", list(OFFLINE_SCENARIO_PRESETS))
+def test_every_offline_scenario_is_selectable_and_steps(name):
+    """Issue 8: each world is picked from the sidebar's preset list and trains in Explore."""
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="w_preset").set_value(name).run()
+    assert state(at).cfg == preset_config(name)
+    at = click(at, "Step")
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert counter(at) == (1, preset_config(name).T)
+    names = [t.get("name") for t in charts(at)[0]["data"]]
+    has_truth, mark = OFFLINE_SCENARIO_PRESETS[name]
+    assert len(charts(at)) == (3 if has_truth else 2)
+    assert state(at).world.ds.has_truth == has_truth
+    assert "neurons" in names or "a_i > 0" in names, names
+    if mark is not None:
+        assert mark in names, names
+    assert ("+Σ_A M" in names) == (mark == "+Σ_A M"), names
