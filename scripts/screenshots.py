@@ -6,6 +6,8 @@
     .venv/bin/python scripts/screenshots.py --url http://localhost:8501   # use a running app
     .venv/bin/python scripts/screenshots.py --pages explore --query "T=60" --play \
         --click "sign of a_i" --suffix sign          # -> assets/explore-sign.png after a run
+    .venv/bin/python scripts/screenshots.py --pages compare \
+        --query "d=100&D=50&n=10000&n_test=4000&m=100&T=200" --play --done-text "Table 1 layout"
 
 Starts `streamlit run app.py` on a free port (scripts/serve.py) unless --url is given, opens
 each page (st.navigation url paths; the default page is opened at "/", because Streamlit only
@@ -62,7 +64,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="text to wait for before the screenshot (repeatable; PAGE= limits it to one page)",
     )
     p.add_argument("--play", action="store_true",
-                   help="press Play and wait until the counter says 'finished' (live pages)")
+                   help="press Play and wait until --done-text shows (live pages)")
+    p.add_argument("--done-text", default="finished",
+                   help="text that shows when a played run is over (Compare: 'Table 1 layout')")
     p.add_argument("--click", action="append", default=[], metavar="TEXT",
                    help="click the button or segment labelled TEXT before the shot (repeatable)")
     p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
@@ -120,8 +124,8 @@ def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
     main = page.locator('[data-testid="stMain"]')
     if args.play:
         main.get_by_role("button", name="Play", exact=True).click()
-        main.get_by_text("finished", exact=False).first.wait_for(state="visible",
-                                                                 timeout=timeout_ms)
+        main.get_by_text(args.done_text, exact=False).first.wait_for(state="visible",
+                                                                     timeout=timeout_ms)
     for text in args.click:
         main.get_by_text(text, exact=True).first.click()
         time.sleep(0.5)
