@@ -49,6 +49,10 @@ def _torchvision(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
         raise ConfigError("real", name, "digits on this machine: torchvision is not installed "
                           "(pip install torchvision, then the data are downloaded on first "
                           "use)") from None
+    except Exception as exc:  # noqa: BLE001 - e.g. a CUDA torchvision next to a CPU torch
+        raise ConfigError("real", name, "digits on this machine: torchvision does not load "
+                          f"({type(exc).__name__}: {str(exc)[:120]}); install the torchvision "
+                          "build that matches torch (same index URL)") from None
     root = str(data_root())
     try:
         if name == "mnist":

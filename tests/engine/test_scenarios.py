@@ -153,6 +153,25 @@ def test_torchvision_datasets_fail_with_one_clear_line(capsys):
         pytest.skip("torchvision is installed here; the offline message is not reachable")
 
 
+def test_a_torchvision_that_does_not_load_is_one_clear_line(capsys, monkeypatch):
+    """A CUDA torchvision wheel next to a CPU torch raises RuntimeError on import (seen with
+    torchvision 0.28.0 from PyPI): still exit 2 with one line, never a traceback."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def failing(name, *args, **kwargs):
+        if name == "torchvision" or name.startswith("torchvision."):
+            raise RuntimeError("operator torchvision::nms does not exist")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", failing)
+    code = main(["run", "--preset", "real-mnist-01", "--set", "T=2", "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "torchvision does not load" in err and "RuntimeError" in err
+
+
 def test_bad_scenario_settings_name_the_setting():
     with pytest.raises(ConfigError, match="flip"):
         preset_cfg("fcb-xor", flip=0.5)
