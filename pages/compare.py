@@ -26,6 +26,7 @@ from ui.state import (
 
 ensure_router()
 
+SMOOTHING_KEY, SMOOTHING_DEFAULT = "compare_smoothing", 0.6
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
 
 state = get_state()
@@ -133,8 +134,12 @@ def live() -> None:
         st.caption(f"Estimated cost per seed: {cv.seed_runs().estimate}.")
     comp = cv.shown(state)
     if comp is not None:
-        st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T), key="compare_curves",
-                        config={"displaylogo": False})
+        smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
+        st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
+                        key="compare_curves", config={"displaylogo": False})
+        st.slider("Curve smoothing", 0.0, 0.95, SMOOTHING_DEFAULT, 0.05, key=SMOOTHING_KEY,
+                  help="exponential moving average of each curve (as in TensorBoard); the raw "
+                       "per-step curves stay drawn faintly. The table always shows raw numbers.")
     elif not state.comp_error:
         st.info("Press **Play** to train the chosen methods side by side.")
     if state.comp_summary is not None:

@@ -15,6 +15,7 @@ from ui.state import AppState
 SCRUB_KEY = "scrub_step"
 COLOUR_KEY = "w_colour_by"
 SPEED_KEY = "w_speed"
+SMOOTHING_KEY = "acc_smoothing"
 
 
 def play(state: AppState) -> None:
@@ -117,8 +118,12 @@ def charts(state: AppState, i: int) -> None:
         else:
             st.info("This data has no single planted Σ_A M, so the gradient has no "
                     "relevant/background split to show.")
-        st.plotly_chart(figures.accuracy_figure(state.run.history, i), width="stretch",
-                        key="acc")
+        smoothing = st.session_state.get(SMOOTHING_KEY, 0.0)
+        st.plotly_chart(figures.accuracy_figure(state.run.history, i, smoothing),
+                        width="stretch", key="acc")
+        st.slider("Accuracy smoothing", 0.0, 0.95, 0.0, 0.05, key=SMOOTHING_KEY,
+                  help="exponential moving average of the accuracy curves (as in TensorBoard); "
+                       "the raw curves stay drawn faintly; the metrics above are raw")
 
 
 def _on_colour(state: AppState) -> None:

@@ -25,6 +25,22 @@ def sample_indices(n: int, upto: int | None = None) -> np.ndarray:
     return np.unique(np.concatenate([idx, [0, 1, 2, last]]))
 
 
+def smooth(y: np.ndarray, weight: float) -> np.ndarray:
+    """Debiased exponential moving average (TensorBoard's smoothing); weight 0 returns y.
+
+    Classifier-stage SGD with a constant step makes single-step dips in accuracy; the smoothed
+    line shows the trend while the raw curve stays drawn faintly beside it.
+    """
+    y = np.asarray(y, dtype=float)
+    if weight <= 0 or len(y) == 0:
+        return y
+    out, last, norm = np.empty_like(y), 0.0, 0.0
+    for i, v in enumerate(y):
+        last, norm = weight * last + (1 - weight) * v, weight * norm + (1 - weight)
+        out[i] = last / norm
+    return out
+
+
 def _layout(height: int, title: str, **extra) -> dict:
     return {"height": height, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "title": {"text": title, "x": 0.0, "font": {"size": 15}},
@@ -112,16 +128,22 @@ def _positive(y: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(y) & (y > 0), y, np.nan)
 
 
-def accuracy_figure(history: list, shown: int) -> dict:
-    """Train and test accuracy per step."""
+def accuracy_figure(history: list, shown: int, smoothing: float = 0.0) -> dict:
+    """Train and test accuracy per step (smoothed, with the raw curves faint, if asked)."""
     idx = sample_indices(len(history))
     steps = np.array([history[i].step for i in idx])
 
     def col(key: str) -> np.ndarray:
         return np.array([getattr(history[i], key) for i in idx], dtype=float) * 100
 
-    data = [_line(steps, col("train_acc"), "train", BLUE, markers=False),
-            _line(steps, col("test_acc"), "test", VERMILLION, "dash", markers=False)]
+    data = []
+    for key, name, colour, dash in (("train_acc", "train", BLUE, "solid"),
+                                    ("test_acc", "test", VERMILLION, "dash")):
+        raw = col(key)
+        if smoothing > 0:
+            data.append({**_line(steps, raw, f"{name} (raw)", colour, dash, markers=False),
+                         "opacity": 0.25, "showlegend": False, "hoverinfo": "skip"})
+        data.append(_line(steps, smooth(raw, smoothing), name, colour, dash, markers=False))
     layout = _layout(CHART_HEIGHT, "Accuracy per step", **_marks(history[shown].step))
     layout.update(xaxis={"title": {"text": "step"}},
                   yaxis={"title": {"text": "accuracy %"}, "range": [0, 101]})

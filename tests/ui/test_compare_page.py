@@ -71,9 +71,12 @@ def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) ->
             assert 0.0 <= float(test_cell) <= 100.0
     with_structure = finished.dataframe[0].value
     assert with_structure.loc["Cos · ours", "NTK"] == "NA"
-    # the live curves: one trace per method, each reaching step T
+    # the live curves: one legend trace per method (smoothed by default), each over its raw
+    # curve drawn faintly without a legend entry
     spec = json.loads(finished.get("plotly_chart")[0].proto.spec)
-    assert sorted(t["name"] for t in spec["data"]) == sorted(LABELS[m] for m in METHODS)
+    named = [t for t in spec["data"] if t.get("showlegend", True)]
+    assert sorted(t["name"] for t in named) == sorted(LABELS[m] for m in METHODS)
+    assert len(spec["data"]) == 2 * len(METHODS)
 
 
 def test_report_download_matches_the_table(finished: AppTest) -> None:
