@@ -115,6 +115,10 @@ def charts(state: AppState, i: int) -> None:
         if truth:
             st.plotly_chart(figures.gradient_figure(state.run.history, i), width="stretch",
                             key="grad")
+            if snap.step > 0 and not snap.grad:  # the engine records no split of a zero gradient
+                st.caption("At this step the loss gradient on w is exactly zero: every sample of "
+                           "the batch has margin y·g(x) ≥ 1, so the hinge loss is flat and the "
+                           "log-scale curves leave a gap.")
         else:
             st.info("This data has no single planted Σ_A M, so the gradient has no "
                     "relevant/background split to show.")
