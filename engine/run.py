@@ -67,6 +67,7 @@ class Snapshot:
     weight_ratio: float
     off_span: float
     hinge_active: float = float("nan")
+    frac_aligned: float = float("nan")  # share of neurons with |cos| > ALIGNED to Σ_A M
     grad: dict = field(default_factory=dict)  # empty at step 0 and for frozen layers
     cos: np.ndarray | None = None  # per neuron
     a: np.ndarray | None = None
@@ -83,12 +84,13 @@ class Snapshot:
 
 
 SCALAR_FIELDS = ("step", "stage", "train_acc", "test_acc", "train_loss", "test_loss",
-                 "full_eval", "cos_max", "cos_min", "cos_mean", "weight_ratio", "off_span",
-                 "hinge_active", "elapsed")
+                 "full_eval", "cos_max", "cos_min", "cos_mean", "frac_aligned", "weight_ratio",
+                 "off_span", "hinge_active", "elapsed")
 GRAD_FIELDS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_median",
                "grad_offdict")
 
 
+ALIGNED = 0.9  # |cos| above which a neuron counts as sitting on a star (issue 11's measure)
 FROZEN_CACHE = 4  # probe features of at most this many frozen first layers are kept per world
 
 
@@ -195,15 +197,17 @@ class Evaluator:
         cos = cosines(p, self.geo)
         wd = weight_decomposition_t(p, self.geo)
         width = cos.shape[0]
-        parts = [acc, wd, torch.stack([cos.max(), cos.min(), cos.abs().mean()]),
+        parts = [acc, wd, torch.stack([cos.max(), cos.min(), cos.abs().mean(),
+                                        (cos.abs() > ALIGNED).float().mean()]),
                  cos, p.a, p.b]
         has_grad = grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0)
         if has_grad:
             gs, t_pattern = grad_decomposition_t(grads.q, a_prev, self.geo)
             parts += [gs, t_pattern]
         host = torch.cat([x.reshape(-1).float() for x in parts]).cpu().numpy()
-        trl, tra, tel, tea, ratio, off, cmax, cmin, cmean = host[:9].astype(np.float64).tolist()
-        o = 9
+        trl, tra, tel, tea, ratio, off, cmax, cmin, cmean, frac = \
+            host[:10].astype(np.float64).tolist()
+        o = 10
         cos_np, a_np, b_np = (host[o:o + width], host[o + width:o + 2 * width],
                               host[o + 2 * width:o + 3 * width])
         grad = {}
@@ -215,7 +219,7 @@ class Evaluator:
         return Snapshot(
             step=t, T=T, stage=schedule.stage(t), train_acc=tra, test_acc=tea, train_loss=trl,
             test_loss=tel, full_eval=full, cos_max=cmax, cos_min=cmin, cos_mean=cmean,
-            weight_ratio=ratio, off_span=off,
+            frac_aligned=frac, weight_ratio=ratio, off_span=off,
             hinge_active=grads.hinge_active if grads is not None else float("nan"), grad=grad,
             cos=cos_np.copy(), a=a_np.copy(), b=b_np.copy())
 
