@@ -57,6 +57,8 @@ LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
 CLASSIFIERS = ("schedule", "logreg")
+OPTIMIZERS = ("auto", "adam", "sgd")
+DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 
 # The single source of truth for every setting. Names follow the paper's symbols.
@@ -93,6 +95,9 @@ SPECS: dict[str, Spec] = {
     "batch": Spec(int, 1, 1_000_000, group="steps", label="batch",
                   help="mini-batch size for steps t > 2"),
     "eta1": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽¹⁾"),
+    "nu1": Spec(float, 0, 1e6, optional=True, group="steps", label="ν⁽¹⁾",
+                help="step 1 keeps the initial weights: w⁽¹⁾ = η⁽¹⁾(ν⁽¹⁾w⁽⁰⁾ - ∇L), i.e. "
+                     "λ_w⁽¹⁾ = 1/(2η⁽¹⁾) - ν⁽¹⁾/2; 0 = Lemma 23's full reset"),
     "lam_w1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽¹⁾"),
     "lam_a1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽¹⁾"),
     "xi1": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽¹⁾"),
@@ -104,7 +109,16 @@ SPECS: dict[str, Spec] = {
     "lam": Spec(float, 0, 1e12, optional=True, group="steps", label="λ"),
     "xi": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ"),
     "momentum": Spec(float, 0, 1, open_hi=True, optional=True, group="steps",
-                     label="momentum", help="SGD momentum (standard schedule)"),
+                     label="momentum", help="SGD momentum of the classifier stage (every step "
+                     "of the standard schedule); needs optimizer=sgd"),
+    "optimizer": Spec(str, choices=OPTIMIZERS, group="steps", label="optimizer (t > 2)",
+                      help="classifier stage: adam (paper schedule's default) or plain sgd "
+                           "(the theory's step); auto = the schedule's choice"),
+    "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
+                help="the reported model averages the classifier stage's iterates "
+                     "(exponential moving average with this β; 0 = last iterate)"),
+    "lr_decay": Spec(str, choices=DECAYS, group="steps", label="η decay (t > 2)",
+                     help="classifier-stage step size: constant or cosine-decayed to 0 at T"),
     "balance": Spec(str, choices=BALANCES, group="steps", label="class weights",
                     help="weighted loss α_v = 1/(2Pr[y=v]) for unbalanced classes (App. F): "
                          "in steps 1-2, in every step, or off"),
@@ -151,6 +165,7 @@ class Config:
     T: int = 600
     batch: int = 1000
     eta1: float | None = None
+    nu1: float | None = None
     lam_w1: float | None = None
     lam_a1: float | None = None
     xi1: float | None = None
@@ -162,6 +177,9 @@ class Config:
     lam: float | None = None
     xi: float | None = None
     momentum: float | None = None
+    optimizer: str = "auto"
+    ema: float | None = None
+    lr_decay: str = "auto"
     balance: str = "steps12"
     classifier: str = "schedule"
     sigma_r: float = 1.0

@@ -332,8 +332,8 @@ class Run:
 
     @property
     def params(self) -> Params:
-        """The current network parameters."""
-        return self.trainer.p
+        """The reported network parameters (the running average when the schedule averages)."""
+        return self.trainer.eval_params
 
     def step(self) -> Snapshot:
         """Advance one step and measure; raises DivergenceError on NaN/Inf."""
@@ -364,7 +364,7 @@ class Run:
             yield self.step()
 
     def _record(self, g: Grads | None, a_prev) -> Snapshot:
-        t, p, ev = self.t, self.trainer.p, self.world.evaluator
+        t, p, ev = self.t, self.trainer.eval_params, self.world.evaluator
         full = t <= 2 or t >= self.T
         snap = ev.snapshot(p, t, self.world.schedule, self.T, g, a_prev, full)
         ident = (*_ident(p), p.perp_scale)

@@ -68,7 +68,8 @@ def test_ntk_run_is_linear_in_the_tangent_features(tiny_world):
     assert run.t == 5
     z = tiny_world.data.z_test[:200]
     feats = ntk_features(tiny_world.init, z).double()
-    theta = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
+    da, dq, db = run.reported()  # the reported model (the running average of the iterates)
+    theta = torch.cat([da, dq.reshape(-1), db]).double()
     want = feats @ theta / run.kappa
     got = run.outputs(z).double()
     assert float(got.abs().max()) > 0
@@ -82,7 +83,8 @@ def test_ntk_run_is_linear_in_the_tangent_features(tiny_world):
 def test_full_batch_ntk_step_is_the_hinge_subgradient_step(tiny_cfg):
     """With batch = n, the first step from f ≡ 0 (every hinge active) moves θ − θ₀ by
     η/(nκ) Σ_n y_n ∇g(x_n; θ₀)."""
-    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n), device="cpu")
+    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n, optimizer="sgd", ema=0.0),
+                        device="cpu")
     run = NTKRun(world)
     run.step()
     d = world.data
@@ -91,6 +93,25 @@ def test_full_batch_ntk_step_is_the_hinge_subgradient_step(tiny_cfg):
     want = eta / (d.z_train.shape[0] * run.kappa) * (d.y_train.double() @ feats)
     got = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
     assert rel_err(got, want) < 1e-5
+
+
+def test_full_batch_ntk_adam_step_is_eta_times_the_gradient_sign(tiny_cfg):
+    """The paper schedule's classifier stage is Adam: its first step is -η·m̂/(√v̂ + ε), i.e.
+    η·sign of the descent direction wherever the gradient is well above ε; the reported
+    model is then the start of the running average (equal to the first iterate)."""
+    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n), device="cpu")
+    assert world.schedule.later.optimizer == "adam" and world.schedule.later.ema > 0
+    run = NTKRun(world)
+    run.step()
+    d = world.data
+    feats = ntk_features(world.init, d.z_train).double()
+    descent = d.y_train.double() @ feats  # −∇ of the mean hinge loss, up to 1/(nκ)
+    got = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
+    big = descent.abs() > 1e-2 * descent.abs().max()
+    eta = world.schedule.later.eta
+    torch.testing.assert_close(got[big], eta * descent[big].sign(), rtol=1e-3, atol=0.0)
+    da, dq, db = run.reported()
+    assert torch.equal(torch.cat([da, dq.reshape(-1), db]).double(), got)
 
 
 @pytest.fixture(scope="module")
