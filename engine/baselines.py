@@ -51,7 +51,7 @@ class NTKRun:
                                      torch.zeros_like(p0.b))
         # the same seeded batch order as the network's trainer
         self._batcher = Trainer(p0, world.data, world.schedule, world.cfg.batch, world.cfg.seed, 0)
-        self._opt = Optimizer()
+        self._opt = Optimizer(world.schedule.dim)
         probe = world.data.z_train[:4096]
         act, slope = tangent_parts(p0, probe, world.schedule.truncated)
         sq = (act**2).sum(1) + (slope**2).sum(1) * ((probe**2).sum(1) + 1.0)

@@ -39,6 +39,7 @@ class Schedule:
     truncated: bool  # truncated ReLU min(1, max(z, 0)) vs plain ReLU
     symmetric_init: bool  # the paper's unbiased init (twins with a_{m+i} = -a_i)
     T: int = 0  # total steps (for a decaying classifier-stage step size)
+    dim: int = 1  # input dimension d (the first layer's Adam second moment is a mean over d)
 
     def at(self, t: int) -> StepParams:
         """Parameters of step t (1-based)."""
@@ -52,7 +53,7 @@ class Schedule:
         """Plain dict for reports."""
         return {"step1": self.step1.to_dict(), "step2": self.step2.to_dict(),
                 "later": self.later.to_dict(), "truncated": self.truncated,
-                "symmetric_init": self.symmetric_init, "T": self.T}
+                "symmetric_init": self.symmetric_init, "T": self.T, "dim": self.dim}
 
 
 def init_scales(cfg: Config, st: Stats) -> tuple[float, float, float]:
@@ -100,7 +101,7 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
 
 PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
 PAPER_NU1 = 0.0817  # calibrated once, on Table 1's One Step cosine 0.848 (README)
-PAPER_ETA = 0.05
+PAPER_ETA = 0.02
 PAPER_LAM = 1e-4
 PAPER_OPT = "adam"
 PAPER_EMA = 0.95
@@ -155,7 +156,7 @@ def build_schedule(cfg: Config, st: Stats) -> Schedule:
     cw = class_weights(st.pos_frac) if cfg.balance != "off" else None
     late_cw = cw if cfg.balance == "all" else None
     # an explicit λ_w⁽¹⁾ wins; otherwise step 1 keeps ν⁽¹⁾η⁽¹⁾·w⁽⁰⁾ (0 = Lemma 23's reset)
-    keep1 = v["eta1"] * v["nu1"] if cfg.lam_w1 is None and not std else None
+    keep1 = v["eta1"] * v["nu1"] if cfg.lam_w1 is None and v["nu1"] > 0 and not std else None
     return Schedule(
         step1=StepParams(v["eta1"], v["lam_w1"], v["lam_a1"], v["xi1"], not std, early_mom, cw,
                          keep_w=keep1),
@@ -165,4 +166,5 @@ def build_schedule(cfg: Config, st: Stats) -> Schedule:
         truncated=not std,
         symmetric_init=not std,
         T=cfg.T,
+        dim=cfg.d,
     )

@@ -65,7 +65,7 @@ class Trainer:
         self.batch, self.freeze_after, self.t = batch, freeze_after, 0
         self._gen = torch.Generator().manual_seed(seed * 104729 + 3)
         self._order, self._cursor = np.empty(0, dtype=np.int64), 0
-        self.opt = Optimizer()
+        self.opt = Optimizer(schedule.dim)
 
     def params_at(self, t: int) -> tuple[StepParams, bool]:
         """Step parameters at step t and whether the first layer trains."""
@@ -119,7 +119,7 @@ class Trainer:
             p.b = opt.move("b", p.b, g.b, 0.0, sp, eta)  # b is not regularised
             if p.perp is not None:  # no loss gradient off the span: only the decay acts
                 p.perp_scale = float(p.perp_scale * opt.keep(sp.lam_w, sp, eta, "q"))
-        opt.average(p, sp.ema)
+        opt.average(p, sp.ema, train_first)
 
     @property
     def eval_params(self) -> Params:
@@ -138,9 +138,10 @@ class Optimizer:
     """Update rules of one parameter set: SGD (optionally with momentum) or Adam, each with the
     paper's ℓ2 decay, and an exponential average of the iterates for reporting."""
 
-    def __init__(self):
+    def __init__(self, dim: int = 1):
         self._state: dict = {}  # momentum or Adam moments per parameter name
         self.avg: Params | None = None  # running average of the classifier stage's iterates
+        self.dim = dim  # input dimension d: the first layer's second moment is per neuron
 
     @staticmethod
     def keep(lam: float, sp: StepParams, eta: float, key: str) -> float:
@@ -166,21 +167,33 @@ class Optimizer:
         return -eta * grad if keep == 0.0 else value * keep - eta * grad
 
     def _adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:
-        """Adam's bias-corrected direction m̂/(√v̂ + ε) (β = 0.9, 0.999; Kingma & Ba defaults)."""
-        m, v, n = self._state.get(key, (torch.zeros_like(grad), torch.zeros_like(grad), 0))
+        """Adam's bias-corrected direction m̂/(√v̂ + ε) (β = 0.9, 0.999; Kingma & Ba defaults).
+
+        For the first layer (a matrix, one row per neuron) v̂ is one number per neuron, the mean
+        squared gradient over the d input coordinates: per-coordinate Adam would depend on the
+        basis the weights are written in, and the pattern-space path's basis is the unknown
+        dictionary M. Per neuron, both paths take the same step and M is never used."""
+        rowwise = grad.dim() == 2
+        sq = grad.pow(2).sum(1, keepdim=True).div_(self.dim) if rowwise else grad * grad
+        m, v, n = self._state.get(key, (torch.zeros_like(grad), torch.zeros_like(sq), 0))
         m.mul_(0.9).add_(grad, alpha=0.1)
-        v.mul_(0.999).addcmul_(grad, grad, value=0.001)
+        v.mul_(0.999).add_(sq, alpha=0.001)
         n += 1
         self._state[key] = (m, v, n)
         return (m / (1 - 0.9**n)) / ((v / (1 - 0.999**n)).sqrt_().add_(1e-8))
 
-    def average(self, p: Params, beta: float) -> None:
-        """Fold the new iterate into the running average (started at the first averaged step)."""
+    def average(self, p: Params, beta: float, train_first: bool = True) -> None:
+        """Fold the new iterate into the running average (started at the first averaged step);
+        a frozen first layer is shared, not averaged, so it stays bitwise what was frozen."""
         if beta <= 0.0:
             return
         if self.avg is None:
             self.avg = p.clone()
-            return
-        for name in ("q", "b", "a"):
-            getattr(self.avg, name).mul_(beta).add_(getattr(p, name), alpha=1.0 - beta)
-        self.avg.perp_scale = beta * self.avg.perp_scale + (1.0 - beta) * p.perp_scale
+        elif train_first:
+            for name in ("q", "b", "a"):
+                getattr(self.avg, name).mul_(beta).add_(getattr(p, name), alpha=1.0 - beta)
+            self.avg.perp_scale = beta * self.avg.perp_scale + (1.0 - beta) * p.perp_scale
+        else:
+            self.avg.a.mul_(beta).add_(p.a, alpha=1.0 - beta)
+        if not train_first:
+            self.avg.q, self.avg.b, self.avg.perp_scale = p.q, p.b, p.perp_scale
