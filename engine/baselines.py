@@ -52,6 +52,7 @@ class NTKRun:
         # the same seeded batch order as the network's trainer
         self._batcher = Trainer(p0, world.data, world.schedule, world.cfg.batch, world.cfg.seed, 0)
         self._opt = Optimizer(world.schedule.dim)
+        self.dc: torch.Tensor | None = None  # output intercept of the classifier stage
         probe = world.data.z_train[:4096]
         act, slope = tangent_parts(p0, probe, world.schedule.truncated)
         sq = (act**2).sum(1) + (slope**2).sum(1) * ((probe**2).sum(1) + 1.0)
@@ -72,9 +73,10 @@ class NTKRun:
     def outputs(self, z: torch.Tensor) -> torch.Tensor:
         """f(x) for coordinates z."""
         act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
-        da, dq, db = self.reported()
+        da, dq, db, dc = self.reported()
         lin = torch.addmm(db, z, dq.T)
-        return (act @ da + (slope * lin).sum(1)) / self.kappa
+        out = (act @ da + (slope * lin).sum(1)) / self.kappa
+        return out if dc is None else out + dc
 
     def step(self) -> Snapshot:
         """One mini-batch hinge-loss step on the linearised model."""
@@ -86,6 +88,8 @@ class NTKRun:
         act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
         lin = torch.addmm(self.db, z, self.dq.T).mul_(slope)
         f = torch.addmv(lin.sum(1), act, self.da).div_(self.kappa)
+        if self.dc is not None:
+            f = f + self.dc
         active = (y * f <= 1.0).to(z.dtype)
         r = -(y * active) / (z.shape[0] * self.kappa)
         cw = self.world.schedule.at(self.t).class_weights  # the network's weighting at step t
@@ -99,15 +103,21 @@ class NTKRun:
         self.da = opt.move("a", self.da, grads[0], sp.lam_a, sp, eta)
         self.dq = opt.move("dq", self.dq, grads[1], sp.lam_a, sp, eta)
         self.db = opt.move("db", self.db, grads[2], sp.lam_a, sp, eta)
-        opt.average(Params(self.dq, self.db, self.da), sp.ema)
+        if sp.intercept:  # the same output intercept as the network's classifier stage
+            dc = torch.zeros((), dtype=z.dtype, device=z.device) if self.dc is None else self.dc
+            self.dc = opt.move("c", dc, r.sum() * self.kappa, 0.0, sp, eta)
+        opt.average(Params(self.dq, self.db, self.da, c=self.dc), sp.ema)
         loss = float((1 - y * f).clamp_min(0).mean())
         check_finite(self.t, loss, Params(self.dq, self.db, self.da), _G(grads))
         return self._record()
 
-    def reported(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(da, dq, db) of the reported model: the running average when the stage averages."""
+    def reported(self) -> tuple:
+        """(da, dq, db, dc) of the reported model: the running average when the stage averages
+        (dc, the output intercept, is None when the stage trains none)."""
         avg = self._opt.avg
-        return (self.da, self.dq, self.db) if avg is None else (avg.a, avg.q, avg.b)
+        if avg is None:
+            return self.da, self.dq, self.db, self.dc
+        return avg.a, avg.q, avg.b, avg.c
 
     def __iter__(self):
         while not self.done:
@@ -119,9 +129,10 @@ class NTKRun:
         z = self.world.evaluator.probe_z
         if self._lin is None:
             self._lin = torch.empty_like(act)
-        da, dq, db = self.reported()
+        da, dq, db, dc = self.reported()
         lin = torch.addmm(db, z, dq.T, out=self._lin).mul_(slope)
-        return torch.addmv(lin.sum(1), act, da).div_(self.kappa)
+        out = torch.addmv(lin.sum(1), act, da).div_(self.kappa)
+        return out if dc is None else out.add_(dc)
 
     def _record(self) -> Snapshot:
         ev, d = self.world.evaluator, self.world.data

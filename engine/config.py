@@ -36,7 +36,7 @@ class Spec:
         if self.choices:
             return "one of " + ", ".join(str(c) for c in self.choices)
         if self.kind is bool:
-            return "true or false"
+            return "true or false" + (" (or 'auto')" if self.optional else "")
         lo = "(" if self.open_lo else "["
         hi = ")" if self.open_hi else "]"
         lo_v = "-inf" if self.lo is None else _fmt(self.lo)
@@ -117,6 +117,10 @@ SPECS: dict[str, Spec] = {
     "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
                 help="the reported model averages the classifier stage's iterates "
                      "(exponential moving average with this β; 0 = last iterate)"),
+    "intercept": Spec(bool, optional=True, group="steps", label="output intercept (t > 2)",
+                      help="the classifier stage also trains c in g = Σ a_i σ_i + c, for every "
+                           "method (a linear classifier's usual intercept); auto = on for the "
+                           "paper schedule, off for theory and standard"),
     "lr_decay": Spec(str, choices=DECAYS, group="steps", label="η decay (t > 2)",
                      help="classifier-stage step size: constant or cosine-decayed to 0 at T"),
     "balance": Spec(str, choices=BALANCES, group="steps", label="class weights",
@@ -180,6 +184,7 @@ class Config:
     optimizer: str = "auto"
     ema: float | None = None
     lr_decay: str = "auto"
+    intercept: bool | None = None
     balance: str = "steps12"
     classifier: str = "schedule"
     sigma_r: float = 1.0
@@ -305,8 +310,23 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
     if cfg.scenario == "real":
         parse_pair(cfg.pair)
+    _check_stage_settings(cfg)
     _check_classes(cfg)
     return cfg
+
+
+def stage_optimizer(cfg: Config) -> str:
+    """The classifier stage's optimizer: the setting, or the schedule's own (adam for paper)."""
+    if cfg.optimizer != "auto":
+        return cfg.optimizer
+    return "adam" if cfg.schedule == "paper" else "sgd"
+
+
+def _check_stage_settings(cfg: Config) -> None:
+    """Settings that name a stage apply to it only: momentum belongs to SGD steps."""
+    if cfg.momentum and stage_optimizer(cfg) == "adam":
+        raise ConfigError("momentum", cfg.momentum, "auto or 0 while the classifier stage uses "
+                          "Adam (set optimizer=sgd to use SGD momentum)")
 
 
 def _check_interval(cfg: Config) -> None:

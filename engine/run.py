@@ -162,7 +162,10 @@ class Evaluator:
         if _twins(p):  # fold twin pairs so the symmetric init gives g = 0 exactly
             h = a.shape[0] // 2
             feats, a = feats[:, :h], a[:h] + a[h:]
-        margin = torch.mv(feats, a).mul_(self.probe_y)
+        margin = torch.mv(feats, a)
+        if p.c is not None:
+            margin.add_(p.c)
+        margin.mul_(self.probe_y)
         k = self.n_probe_train
         tr, te = margin_sums(margin[:k]) / k, margin_sums(margin[k:]) / (len(margin) - k)
         return torch.cat([tr, te])
@@ -170,8 +173,10 @@ class Evaluator:
     def _full_eval(self, p: Params) -> torch.Tensor:
         # Methods that share a start (network, RF, One/Two Step) meet the same state at
         # steps 0-2: reuse the whole-set result when (q, b, a) are exactly equal.
-        for q, b, a, res in self._full:
-            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a):
+        c = torch.zeros(()) if p.c is None else p.c.cpu()
+        for q, b, a, c_, res in self._full:
+            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a) \
+                    and torch.equal(c_, c):
                 return res
         d = self.data
         res = []
@@ -179,7 +184,7 @@ class Evaluator:
             margin = predict(p, z, self.truncated).mul_(y)
             res.append(margin_sums(margin) / len(margin))
         out = torch.cat(res)
-        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), out)]
+        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), c.clone(), out)]
         return out
 
     def accuracy(self, p: Params, full: bool) -> tuple[float, float, float, float]:

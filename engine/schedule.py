@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .config import Config
+from .config import Config, stage_optimizer
 from .data import Stats
 
 
@@ -23,6 +23,7 @@ class StepParams:
     optimizer: str = "sgd"  # "sgd" (θ - η∇) or "adam" (Adam's direction, decoupled decay)
     ema: float = 0.0  # the reported model is an exponential average of the iterates (0: off)
     decay: str = "constant"  # step size over the stage: constant or cosine to 0 at T
+    intercept: bool = False  # train an output intercept c (g = Σ a_i σ_i + c) in this stage
 
     def to_dict(self) -> dict:
         """Plain dict for reports."""
@@ -75,7 +76,7 @@ def theory_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     return {"eta1": eta1, "nu1": 0.0, "lam_w1": 1 / (2 * eta1), "lam_a1": 0.0, "xi1": xi12,
             "eta2": 1.0, "lam_w2": 0.5, "lam_a2": 0.5, "xi2": xi12,
             "eta": k**2 / (T * m ** (1 / 3)), "lam": 0.0, "xi": 0.0, "momentum": 0.0,
-            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant"}
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
 
 
 def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
@@ -94,14 +95,16 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     eta1 = cfg.eta1 if cfg.eta1 is not None else out["eta1"]
     nu1 = cfg.nu1 if cfg.nu1 is not None else PAPER_NU1
     out.update(nu1=nu1, lam_w1=1 / (2 * eta1) - nu1 / 2, eta2=eta2, lam_w2=1 / (2 * eta2),
-               lam_a2=1 / (2 * eta2), eta=PAPER_ETA, lam=PAPER_LAM, optimizer=PAPER_OPT,
-               ema=PAPER_EMA, lr_decay=PAPER_DECAY)
+               lam_a2=1 / (2 * eta2), eta=PAPER_ETA if stage_optimizer(cfg) == "adam" else
+               PAPER_SGD_ETA, lam=PAPER_LAM, optimizer=PAPER_OPT,
+               ema=PAPER_EMA, lr_decay=PAPER_DECAY, intercept=True)
     return out
 
 
 PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
 PAPER_NU1 = 0.0817  # calibrated once, on Table 1's One Step cosine 0.848 (README)
-PAPER_ETA = 0.02
+PAPER_ETA = 0.02  # Adam's step size in the classifier stage
+PAPER_SGD_ETA = 0.5  # plain SGD's step there (optimizer=sgd), the previous default
 PAPER_LAM = 1e-4
 PAPER_OPT = "adam"
 PAPER_EMA = 0.95
@@ -128,7 +131,7 @@ def standard_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     p = {"eta": 0.02, "lam": 0.0, "xi": 0.0, "momentum": 0.95}
     return {**p, "eta1": p["eta"], "nu1": 0.0, "lam_w1": 0.0, "lam_a1": 0.0, "xi1": 0.0,
             "eta2": p["eta"], "lam_w2": 0.0, "lam_a2": 0.0, "xi2": 0.0,
-            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant"}
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
 
 
 def resolved_values(cfg: Config, st: Stats) -> dict[str, float]:
@@ -162,7 +165,8 @@ def build_schedule(cfg: Config, st: Stats) -> Schedule:
                          keep_w=keep1),
         step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, early_mom, cw),
         later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom, late_cw,
-                         optimizer=v["optimizer"], ema=v["ema"], decay=v["lr_decay"]),
+                         optimizer=v["optimizer"], ema=v["ema"], decay=v["lr_decay"],
+                         intercept=bool(v["intercept"])),
         truncated=not std,
         symmetric_init=not std,
         T=cfg.T,

@@ -114,6 +114,8 @@ class Trainer:
     def _apply(self, g: Grads, sp: StepParams, train_first: bool) -> None:
         p, eta, opt = self.p, step_size(sp, self.t, self.schedule.T), self.opt
         p.a = opt.move("a", p.a, g.a, sp.lam_a, sp, eta)
+        if sp.intercept and g.c is not None:  # the classifier stage's output intercept
+            p.c = opt.move("c", torch.zeros_like(g.c) if p.c is None else p.c, g.c, 0.0, sp, eta)
         if train_first:
             p.q = opt.move("q", p.q, g.q, sp.lam_w, sp, eta)
             p.b = opt.move("b", p.b, g.b, 0.0, sp, eta)  # b is not regularised
@@ -195,5 +197,8 @@ class Optimizer:
             self.avg.perp_scale = beta * self.avg.perp_scale + (1.0 - beta) * p.perp_scale
         else:
             self.avg.a.mul_(beta).add_(p.a, alpha=1.0 - beta)
+        if p.c is not None:
+            self.avg.c = p.c.clone() if self.avg.c is None else \
+                self.avg.c.mul_(beta).add_(p.c, alpha=1.0 - beta)
         if not train_first:
             self.avg.q, self.avg.b, self.avg.perp_scale = p.q, p.b, p.perp_scale

@@ -68,9 +68,9 @@ def test_ntk_run_is_linear_in_the_tangent_features(tiny_world):
     assert run.t == 5
     z = tiny_world.data.z_test[:200]
     feats = ntk_features(tiny_world.init, z).double()
-    da, dq, db = run.reported()  # the reported model (the running average of the iterates)
+    da, dq, db, dc = run.reported()  # the reported model (the running average of the iterates)
     theta = torch.cat([da, dq.reshape(-1), db]).double()
-    want = feats @ theta / run.kappa
+    want = feats @ theta / run.kappa + (0.0 if dc is None else float(dc))
     got = run.outputs(z).double()
     assert float(got.abs().max()) > 0
     torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5 * float(want.abs().max()))
@@ -113,8 +113,10 @@ def test_full_batch_ntk_adam_step_is_adams_first_step(tiny_cfg):
                       -eta * gb / (gb.abs() + eps)])
     got = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
     assert rel_err(got, want) < 1e-4
-    da, dq, db = run.reported()
+    da, dq, db, dc = run.reported()
     assert torch.equal(torch.cat([da, dq.reshape(-1), db]).double(), got)
+    # the intercept's first step is -η·sign(∂L/∂c), ∂L/∂c = -mean(y) at f ≡ 0
+    assert float(dc) == pytest.approx(eta * float(torch.sign(d.y_train.mean())), rel=1e-4)
 
 
 @pytest.fixture(scope="module")

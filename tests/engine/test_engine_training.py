@@ -358,7 +358,8 @@ def test_snapshot_accuracy_and_loss_match_direct_evaluation(tiny_cfg, monkeypatc
         w = d_space_weights(run.params, tiny_world.ds.basis)
         for x, y, acc, loss in ((x_tr, y_tr, s.train_acc, s.train_loss),
                                 (x_te, y_te, s.test_acc, s.test_loss)):
-            margin = y * ref_output(w, run.params.b.double(), run.params.a.double(), x)
+            c = 0.0 if run.params.c is None else float(run.params.c)  # output intercept
+            margin = y * (ref_output(w, run.params.b.double(), run.params.a.double(), x) + c)
             assert acc == pytest.approx(float((margin > 0).double().mean()), abs=2.5e-3)
             assert loss == pytest.approx(float((1 - margin).clamp_min(0).mean()), rel=1e-4)
         checked += 1
