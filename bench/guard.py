@@ -27,6 +27,8 @@ RATIO_MIN = 0.9
 SETTINGS = [
     ("paper default, six methods", {"T": 8}, SIX, False),
     ("n = n_test = 200 000", {"n": 200000, "n_test": 200000, "m": 50, "T": 3}, "network", False),
+    ("n = n_test = 200 000, six methods", {"n": 200000, "n_test": 200000, "m": 50, "T": 3},
+     SIX, False),
     ("d = D = 3072", {"d": 3072, "D": 3072, "n": 20000, "n_test": 5000, "m": 100, "T": 3},
      "network", False),
     ("m = 2000, six methods", {"n": 20000, "n_test": 5000, "m": 2000, "T": 3}, SIX, False),
@@ -44,9 +46,10 @@ SETTINGS = [
     ("scenario hidden_repr", {"scenario": "hidden_repr", "n": 50000, "T": 4}, SIX, False),
     ("scenario dm_parity", {"scenario": "dm_parity", "d": 300, "D": 300, "n": 50000, "T": 4},
      SIX, False),
-    ("scenario fcb", {"scenario": "fcb", "n": 50000, "T": 4}, SIX, False),
-    ("scenario teacher_student", {"scenario": "teacher_student", "n": 50000, "T": 4}, SIX,
-     False),
+    ("scenario fcb", {"scenario": "fcb", "n": 10000, "T": 3}, SIX, False),
+    ("scenario teacher_student", {"scenario": "teacher_student", "d": 64, "D": 1, "k": 1,
+                                  "schedule": "standard", "n": 1000, "n_test": 500, "batch": 200,
+                                  "T": 4}, SIX, False),
 ]
 
 
@@ -70,6 +73,12 @@ def one(spec: dict) -> dict:
     torch.set_num_threads(1)
     import sklearn.linear_model  # noqa: F401  (imported by the server already)
 
+    from engine.scenarios.real import _digits
+
+    # what a server process loads once, not per run: the bundled digits (sklearn.datasets,
+    # ≈140 MB) and torch's optimisers (the teacher network, ≈75 MB)
+    _digits()
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)]).step()
     tiny = Config(d=20, D=10, k=3, n=200, n_test=100, m=4, T=3, batch=50, classifier="logreg")
     Comparison(tiny, ("network", "rf", "ntk")).run_all()
     list(Run(build_world(tiny, device="cpu"), embed=True))
