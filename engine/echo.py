@@ -13,7 +13,9 @@ ELLIPSIS = "…"
 # ASCII punctuation with a meaning in Markdown, GitHub's extensions or Streamlit's
 # (links, images, emphasis, code, HTML, tables, LaTeX $, :emoji:/:material/icon:/:red[text])
 _MD = set("\\`*_{}[]()<>#+-.!|~$:&\"'=%@/")
-_ZWSP = "\u200b"  # breaks :shortcode: matching, which Streamlit applies after unescaping
+# Streamlit turns :shortcodes: into icons and GitHub's extension turns http://… into links
+# after the escapes are resolved; an invisible zero-width space after each colon stops both
+_ZWSP = "\u200b"
 
 
 def plain(value, limit: int = LIMIT) -> str:
