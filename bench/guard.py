@@ -32,7 +32,7 @@ SETTINGS = [
     ("d = D = 3072", {"d": 3072, "D": 3072, "n": 20000, "n_test": 5000, "m": 100, "T": 3},
      "network", False),
     ("m = 2000, six methods", {"n": 20000, "n_test": 5000, "m": 2000, "T": 3}, SIX, False),
-    ("T = 5000, Explore map", {"n": 2000, "n_test": 1000, "m": 100, "T": 5000, "batch": 500},
+    ("T = 2500, Explore map", {"n": 2000, "n_test": 1000, "m": 100, "T": 2500, "batch": 500},
      "network", True),
     ("m = 2000, Explore map", {"n": 5000, "n_test": 2000, "m": 2000, "T": 4}, "network", True),
     ("logreg, n = n_test = 60 000, m = 500",

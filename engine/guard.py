@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .config import Config, ConfigError
 
 MB = 1 << 20
-F32 = 4
+F32, F64 = 4, 8
 # Per-step accuracy probe, per split (engine.run.PROBE_SAMPLES). 1 024 points give ±1.6 points
 # of standard error at 50 % and keep the probe's matmuls about as large as the training step's;
 # 4 096 made them 4× larger and six methods on paper-parity could not finish in 30 s on 2 cores.
@@ -107,6 +107,8 @@ def _data_mb(cfg: Config) -> tuple[float, float]:
     else:
         # φ̃ and z in pattern space, then x = z Mᵀ, the noise draw and its scaled copy (f32)
         gen = 8 * cfg.n * cfg.D + 3 * F32 * cfg.n * d + F32 * cfg.n_test * d
+    if cfg.scenario not in ("mog", "real"):
+        gen += F64 * d * cfg.D  # the dictionary M (d×D, float64) is alive while sampling
     return kept / MB, gen / MB
 
 
@@ -133,7 +135,9 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     """(kept, evaluation peak) MB of one method: parameters, caches, history; NTK buffers."""
     r, _, _ = coord_dim(cfg)
     width = 2 * cfg.m
-    params = width * (r + 2) * F32 * 6  # p, grads, a_prev, full-batch cache copies
+    # p, grads, a_prev, full-batch cache copies; Adam's two moments, the averaged iterate and
+    # the temporaries of its step (classifier stage)
+    params = width * (r + 2) * F32 * 10
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
     if cfg.scenario == "fcb":  # full-batch steps on n×2m matrices; weights kept every step
         kept = params + (cfg.T + 1) * width * (r + 4) * F32
@@ -150,18 +154,18 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
 def _logreg_mb(cfg: Config, methods) -> float:
     """Peak MB of classifier=logreg (engine/linear_probe.fit) on the frozen-feature methods.
 
-    The features of the whole training set (n×2m, float32) stay alive while they are
+    The features of the whole training set (n×2m, float64) stay alive while they are
     standardised (a copy), then the test set's are made (chunks, then their concatenation)
     and standardised; the 10 000-sample fit and its validation split come and go meanwhile.
     """
     if cfg.classifier != "logreg" or not any(
             m.removesuffix("_no_structure") in FROZEN_METHODS for m in methods):
         return 0.0
-    width = 2 * cfg.m
-    train, test = cfg.n * width * F32, cfg.n_test * width * F32
-    fit = min(cfg.n, LOGREG_SAMPLES) * width * F32
-    chunk = min(CHUNK, max(cfg.n, cfg.n_test)) * width * F32
-    return (train + max(train, 2 * test, 3 * fit) + 2 * chunk) / MB
+    r, width = coord_dim(cfg)[0], 2 * cfg.m
+    train, test = cfg.n * width * F64, cfg.n_test * width * F64
+    fit = min(cfg.n, LOGREG_SAMPLES) * width * F64
+    chunk = min(CHUNK, max(cfg.n, cfg.n_test)) * (2 * width + r) * F64  # pre, σ(pre), z
+    return (train + max(train, 2 * test, 3 * fit) + chunk) / MB
 
 
 def _gflop(cfg: Config, methods, embed: bool) -> float:
