@@ -103,7 +103,7 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
 
 PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
 PAPER_NU1 = 0.0817  # calibrated once, on Table 1's One Step cosine 0.848 (README)
-PAPER_ETA = 0.02  # Adam's step size in the classifier stage
+PAPER_ETA = 0.05  # Adam's step size in the classifier stage
 PAPER_SGD_ETA = 0.5  # plain SGD's step there (optimizer=sgd), the previous default
 PAPER_LAM = 1e-4
 PAPER_OPT = "adam"
