@@ -141,7 +141,9 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
     if cfg.scenario == "fcb":  # full-batch steps on n×2m matrices; weights kept every step
         kept = params + (cfg.T + 1) * width * (r + 4) * F32
-        return kept / MB, 6 * max(cfg.n, cfg.n_test) * width * F32 / MB
+        # a step makes about 6 n×2m temporaries; the allocator keeps freed ones in varying
+        # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
+        return kept / MB, 12 * max(cfg.n, cfg.n_test) * width * F32 / MB
     if method.removesuffix("_no_structure") == "ntk":
         kept = params + 3 * probe * width * F32 + cfg.T * 200
         # full evaluation: pre-activation, act, der, slope and lin on a chunk
