@@ -44,7 +44,7 @@ def test_logreg_run_beyond_the_memory_limit_is_refused_before_memory_grows():
     before = status_mb("VmRSS")
     at.button(key="compare_play").click().run()
     state = at.session_state["app"]
-    # unrefused, this run takes about 2.7 GB (issue 13: 269 MB -> 2 992 MB)
+    # unrefused, this run needs about 5 GB (issue 13, float32 features then: 269 MB -> 2 992 MB)
     assert status_mb("VmHWM") - before < 150
     assert state.comparison is None and not state.comp_playing
     assert state.comp_error.startswith("Cannot start this comparison: n=200000 is not allowed: "
