@@ -12,7 +12,7 @@ import threadpoolctl  # noqa: E402
 # The app's numpy work is small matrices, where OpenBLAS threads only add contention.
 threadpoolctl.threadpool_limits(1, user_api="blas")
 
-st.set_page_config(page_title="Feature emergence explorer", page_icon=":material/hub:",
+st.set_page_config(page_title="Feature emergence explorer", page_icon="🧠",
                    layout="wide")
 PAGES = [
     st.Page("pages/explore.py", title="Explore", icon=":material/scatter_plot:",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -11,17 +10,20 @@ from . import guard
 from . import presets as preset_mod
 from .baselines import DEFAULT_METHODS, METHODS
 from .config import SPECS, Config, ConfigError, from_dict
-from .report import build_report, summary_table
+from .echo import plain
+from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
 
-EXIT_USAGE, EXIT_DIVERGED = 2, 3
+EXIT_FAILED, EXIT_USAGE, EXIT_DIVERGED = 1, 2, 3
+SEED_MAX = int(SPECS["seed"].hi)
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse that reports a usage error as one line (no usage dump) with exit code 2."""
 
     def error(self, message: str):
-        self.exit(EXIT_USAGE, f"error: {message} (see --help)\n")
+        # the message may quote any argument a user typed: one plain line of bounded length
+        self.exit(EXIT_USAGE, f"error: {plain(message, 200)} (see --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,12 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
     """Preset + --seed + --set pairs → a validated Config (ConfigError on bad input)."""
     preset = preset_mod.get(args.preset)
-    values = dict(preset.settings)
+    values, given = dict(preset.settings), set()
     for pair in args.set:
         if "=" not in pair:
             raise ConfigError("--set", pair, "KEY=VALUE with KEY one of " + ", ".join(SPECS))
-        key, value = pair.split("=", 1)
-        values[key.strip()] = value.strip()
+        key, value = (part.strip() for part in pair.split("=", 1))
+        if key in given:
+            raise ConfigError("--set", pair, f"each setting once ({plain(key, 40)} is given twice)")
+        given.add(key)
+        values[key] = value
     if args.seed is not None:
         values["seed"] = args.seed
     return from_dict(values), preset
@@ -64,13 +69,16 @@ def parse_methods(text: str) -> tuple[str, ...]:
     bad = [m for m in names if m not in METHODS]
     if bad or not names:
         raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+    twice = sorted({m for m in names if names.count(m) > 1})
+    if twice:
+        raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")
     return names
 
 
 def parse_seed_count(text: str) -> int:
     """--seeds: an integer in [1, 20]."""
     try:
-        count = int(text)
+        count = int(text) if text.strip().isascii() else 0
     except ValueError:
         count = 0
     if not 1 <= count <= 20:
@@ -97,27 +105,58 @@ def cmd_settings() -> int:
 
 def cmd_run(args) -> int:
     """Train the methods for each seed, print the table, write the report."""
-    from .compare import Comparison
+    cfg, preset, methods, n_seeds = _preflight(args)
+    device = str(pick_device(args.device))
+    t0 = time.perf_counter()
+    first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet)
+    timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
+    report = build_report(cfg, first.runs, device, timing, per_seed, preset, diverged)
+    print(_headline(cfg, preset, len(per_seed), device, timing["total_s"]))
+    print(summary_table(report))
+    if args.out is not None:
+        try:
+            write_json(args.out, report)
+        except OSError as err:  # e.g. a full disk: the old file is kept, nothing half-written
+            print(f"error: could not write the report to {plain(args.out, 200)}: "
+                  f"{err.strerror or err}; nothing was written", file=sys.stderr)
+            return EXIT_FAILED
+        print(f"report written to {args.out}")
+    if diverged is not None:
+        print(f"error: seed {cfg.seed + len(per_seed) - 1}: {diverged} (the table and the report "
+              f"stop at step {diverged.step})", file=sys.stderr)
+        return EXIT_DIVERGED
+    return 0
 
+
+def _preflight(args):
+    """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
     methods, n_seeds = parse_methods(args.methods), parse_seed_count(args.seeds)
+    if cfg.seed + n_seeds - 1 > SEED_MAX:
+        raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
+                          f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
     guard.check(cfg, methods, embed=False)  # refuse what this host's limits do not allow
-    device = str(pick_device(args.device))
-    t0, per_seed, first = time.perf_counter(), [], None
+    if args.out is not None:
+        check_out(args.out)
+    return cfg, preset, methods, n_seeds
+
+
+def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool):
+    """(first Comparison, per-seed summaries, DivergenceError or None); stops at a divergence
+    and keeps every step before it."""
+    from .compare import Comparison
+
+    per_seed, first = [], None
     for i in range(n_seeds):
         comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device)
-        _train(comp, args.quiet, i)
-        per_seed.append(comp.summary())
         first = first or comp
-    timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
-    report = build_report(cfg, first.runs, device, timing, per_seed, preset)
-    print(_headline(cfg, preset, n_seeds, device, timing["total_s"]))
-    print(summary_table(report))
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=1)
-        print(f"report written to {args.out}")
-    return 0
+        try:
+            _train(comp, quiet, i)
+        except DivergenceError as err:
+            per_seed.append({m: r.summary() for m, r in comp.runs.items()})
+            return first, per_seed, err
+        per_seed.append(comp.summary())
+    return first, per_seed, None
 
 
 def _train(comp, quiet: bool, seed_index: int) -> None:
@@ -154,7 +193,7 @@ def main(argv=None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_DIVERGED
     except ValueError as err:  # e.g. device=cuda without a GPU
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {plain(err, 300)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -7,13 +7,16 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .echo import plain, quoted
+
 
 class ConfigError(ValueError):
     """A setting is out of range; the message names the setting, the value and what is allowed."""
 
     def __init__(self, name: str, value: Any, allowed: str):
         self.name, self.value, self.allowed = name, value, allowed
-        super().__init__(f"{name}={value!r} is not allowed: {allowed}")
+        # name and value may be anything a user typed: one plain line of bounded length
+        super().__init__(f"{plain(name, 40)}={quoted(value)} is not allowed: {allowed}")
 
 
 @dataclass(frozen=True)
@@ -30,9 +33,12 @@ class Spec:
     open_lo: bool = False  # lo itself excluded
     open_hi: bool = False
     optional: bool = False  # None means "derived from the schedule"
+    text: str = ""  # the allowed values of a free-text setting; or a note on a numeric range
 
     def allowed(self) -> str:
         """Human-readable allowed range."""
+        if self.kind is str and not self.choices:
+            return self.text
         if self.choices:
             return "one of " + ", ".join(str(c) for c in self.choices)
         if self.kind is bool:
@@ -43,6 +49,7 @@ class Spec:
         hi_v = "inf" if self.hi is None else _fmt(self.hi)
         word = "an integer" if self.kind is int else "a number"
         tail = " (or 'auto')" if self.optional else ""
+        tail += f" ({self.text})" if self.text else ""
         return f"{word} in {lo}{lo_v}, {hi_v}{hi}{tail}"
 
 
@@ -69,14 +76,17 @@ SPECS: dict[str, Spec] = {
                           "threshold: count > k/2; custom: count in P"),
     "d": Spec(int, 2, 5000, label="d", help="input dimension"),
     "D": Spec(int, 1, 5000, label="D", help="number of dictionary patterns (D ≤ d)"),
-    "k": Spec(int, 1, 500, label="k", help="number of class-relevant patterns (k ≤ D)"),
+    "k": Spec(int, 1, 500, label="k", help="number of class-relevant patterns (k ≤ D)",
+              text="k ≤ D; odd for the parity labeling"),
     "p_o": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_o",
+                text="at most 2/3 for the parity labeling",
                 help="background pattern probability"),
     "p_a": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_A",
                 help="relevant-pattern probability (interval/threshold/custom labelings)"),
     "t1": Spec(int, 0, 500, label="t1", help="interval labeling: lower count"),
     "t2": Spec(int, 0, 500, label="t2", help="interval labeling: upper count"),
-    "P": Spec(str, label="P", help="custom labeling: comma-separated counts labelled +1"),
+    "P": Spec(str, label="P", help="custom labeling: comma-separated counts labelled +1",
+              text="comma-separated integers in [1, k], not all of 0..k, e.g. '1,3,5'"),
     "structure": Spec(bool, label="input structure",
                       help="off = (A1'): all patterns uniform, same labeling rule"),
     "neg_ratio": Spec(float, 0, 1, open_lo=True, open_hi=True, optional=True,
@@ -139,7 +149,8 @@ SPECS: dict[str, Spec] = {
                   help="input structure on real data (App. E.5): fraction of Gaussian inputs"),
     "real": Spec(str, choices=REAL_DATASETS, label="real dataset",
                  help="real data (App. E.4): digits is bundled; the others need torchvision"),
-    "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'"),
+    "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'",
+                 text="two distinct class indices in 0..9, e.g. '0,1'"),
 }
 
 
@@ -221,6 +232,8 @@ def label_set(cfg: Config) -> tuple[int, ...]:
 
 def parse_counts(text: str, k: int) -> tuple[int, ...]:
     """Parse a custom P like '1,3,5' into sorted counts within [1, k]."""
+    if not str(text).isascii():
+        raise ConfigError("P", text, f"comma-separated integers in [1, {k}] in ASCII digits")
     try:
         counts = sorted({int(t) for t in str(text).replace(";", ",").split(",") if t.strip()})
     except ValueError:
@@ -249,6 +262,8 @@ def coerce(name: str, raw: Any) -> Any:
         raise ConfigError(name, raw, spec.allowed())
     if spec.kind is str:
         return str(raw).strip()
+    if isinstance(raw, str) and not raw.isascii():  # float() takes '５' and other digits
+        raise ConfigError(name, raw, spec.allowed() + ", in ASCII digits")
     try:
         value = float(raw)
     except (TypeError, ValueError):
@@ -363,6 +378,8 @@ def _check_classes(cfg: Config) -> None:
 
 def parse_pair(text: str) -> tuple[int, int]:
     """The two class labels of a real-data subset, e.g. '0,1' -> (0, 1)."""
+    if not str(text).isascii():
+        raise ConfigError("pair", text, "two distinct class indices in ASCII digits like '0,1'")
     try:
         a, b = (int(t) for t in str(text).replace(";", ",").split(","))
     except ValueError:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .config import Config, ConfigError
 
 MB = 1 << 20
-F32 = 4
+F32, F64 = 4, 8
 # Per-step accuracy probe, per split (engine.run.PROBE_SAMPLES). 1 024 points give ±1.6 points
 # of standard error at 50 % and keep the probe's matmuls about as large as the training step's;
 # 4 096 made them 4× larger and six methods on paper-parity could not finish in 30 s on 2 cores.
@@ -34,6 +34,8 @@ BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
 # many medium arrays (weights kept for the map, gradient caches) come and go while training;
 # the allocator keeps some of their freed space, measured at 10-35% of the live total
 ALLOC_SLACK = 1.3
+FROZEN_METHODS = ("rf", "one_step", "two_step")
+LOGREG_SAMPLES = 10_000  # engine.linear_probe.MAX_TRAIN
 REAL_DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
 
 LIMITS = {  # env var -> (default, setting it caps or None, explanation)
@@ -98,11 +100,15 @@ def _data_mb(cfg: Config) -> tuple[float, float]:
     if cfg.scenario in ("mog", "real"):
         gen = 32 * big * d  # float64 draws and sums, then the float32 copy
     elif pattern:
-        # rng.random (f64), the probability table (f64), the mask, φ̃ and its normalised copy
-        gen = 21 * big * cfg.D
+        # rng.random (f64), the probability table (f64), the mask and φ̃ (f32) of one split;
+        # the test split is drawn while the training φ̃ is kept, then both are normalised
+        n, nt = cfg.n, cfg.n_test
+        gen = max(21 * n, 4 * n + 21 * nt, 8 * n + 12 * nt) * cfg.D
     else:
         # φ̃ and z in pattern space, then x = z Mᵀ, the noise draw and its scaled copy (f32)
         gen = 8 * cfg.n * cfg.D + 3 * F32 * cfg.n * d + F32 * cfg.n_test * d
+    if cfg.scenario not in ("mog", "real"):
+        gen += F64 * d * cfg.D  # the dictionary M (d×D, float64) is alive while sampling
     return kept / MB, gen / MB
 
 
@@ -129,8 +135,15 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     """(kept, evaluation peak) MB of one method: parameters, caches, history; NTK buffers."""
     r, _, _ = coord_dim(cfg)
     width = 2 * cfg.m
-    params = width * (r + 2) * F32 * 6  # p, grads, a_prev, full-batch cache copies
+    # p, grads, a_prev, full-batch cache copies; Adam's two moments, the averaged iterate and
+    # the temporaries of its step (classifier stage)
+    params = width * (r + 2) * F32 * 10
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
+    if cfg.scenario == "fcb":  # full-batch steps on n×2m matrices; weights kept every step
+        kept = params + (cfg.T + 1) * width * (r + 4) * F32
+        # a step makes about 6 n×2m temporaries; the allocator keeps freed ones in varying
+        # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
+        return kept / MB, 12 * max(cfg.n, cfg.n_test) * width * F32 / MB
     if method.removesuffix("_no_structure") == "ntk":
         kept = params + 3 * probe * width * F32 + cfg.T * 200
         # full evaluation: pre-activation, act, der, slope and lin on a chunk
@@ -138,6 +151,23 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     snaps = (cfg.T + 1) * (4 * width * F32 + 2 * (width + 2) * F32 + 400)
     history = snaps + min(cfg.T + 1, KEEP_WEIGHTS + 4) * width * r * F32
     return (params + history) / MB, 0.0
+
+
+def _logreg_mb(cfg: Config, methods) -> float:
+    """Peak MB of classifier=logreg (engine/linear_probe.fit) on the frozen-feature methods.
+
+    The features of the whole training set (n×2m, float64) stay alive while they are
+    standardised (a copy), then the test set's are made (chunks, then their concatenation)
+    and standardised; the 10 000-sample fit and its validation split come and go meanwhile.
+    """
+    if cfg.classifier != "logreg" or not any(
+            m.removesuffix("_no_structure") in FROZEN_METHODS for m in methods):
+        return 0.0
+    r, width = coord_dim(cfg)[0], 2 * cfg.m
+    train, test = cfg.n * width * F64, cfg.n_test * width * F64
+    fit = min(cfg.n, LOGREG_SAMPLES) * width * F64
+    chunk = min(CHUNK, max(cfg.n, cfg.n_test)) * (2 * width + r) * F64  # pre, σ(pre), z
+    return (train + max(train, 2 * test, 3 * fit) + chunk) / MB
 
 
 def _gflop(cfg: Config, methods, embed: bool) -> float:
@@ -167,11 +197,12 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
     per_method = {m: _method_mb(cfg, m) for m in methods}
     method_kept = sum(k for k, _ in per_method.values())
     method_eval = max((e for _, e in per_method.values()), default=0.0)
+    resident = worlds * (kept + net_kept) + method_kept  # alive from training to the end
     parts = {  # the phases of a run; the peak is the largest
         "data generation": gen + (worlds - 1) * (kept + net_kept),
         "network initialisation": worlds * kept + (worlds - 1) * net_kept + init,
-        "training and evaluation": ALLOC_SLACK * (worlds * (kept + net_kept) + method_kept
-                                                  + max(evaluation, method_eval)),
+        "training and evaluation": ALLOC_SLACK * (resident + max(evaluation, method_eval)),
+        "classifier (logreg)": resident + _logreg_mb(cfg, methods),
     }
     dominant = max(parts, key=parts.get)
     gflop = _gflop(cfg, methods, embed)

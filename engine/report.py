@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
+import json
 import math
+import os
 import statistics
+import tempfile
 
 import numpy as np
 
 from .baselines import LABELS
+from .config import ConfigError
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
@@ -62,10 +67,15 @@ def with_paper(methods: dict, paper: dict | None) -> dict:
 
 
 def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict] | None = None,
-                 preset=None) -> dict:
-    """The report: config, methods (train/test/cos, paper beside), history, timing, device."""
+                 preset=None, diverged=None) -> dict:
+    """The report: config, methods (train/test/cos, paper beside), history, timing, device.
+
+    diverged: the DivergenceError that stopped the run; the report then holds every step up to
+    it, and `diverged_at` (its step) and `diverged` (its message) say so.
+    """
     per_seed = per_seed or [{m: r.summary() for m, r in runs.items()}]
     methods = with_paper(aggregate(per_seed), preset.paper if preset else None)
+    extra = {} if diverged is None else {"diverged_at": diverged.step, "diverged": str(diverged)}
     return clean({
         "schema": SCHEMA_VERSION,
         "preset": preset.name if preset else None,
@@ -75,7 +85,62 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "history": {m: history_rows(r) for m, r in runs.items()},
         "timing": timing,
         "device": device,
+        **extra,
     })
+
+
+def check_out(path: str) -> None:
+    """Refuse an output path that cannot be written (before any training): ConfigError.
+
+    The directory is probed by really creating (and removing) a file in it, which also catches
+    read-only mounts and /proc, where permission bits say nothing.
+    """
+    if not path or not path.strip():
+        raise ConfigError("--out", path, "a file path (it is empty)")
+    if os.path.isdir(path):
+        raise ConfigError("--out", path, "a file path, not a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ConfigError("--out", path, "a file in an existing directory")
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".report-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as err:
+        raise ConfigError("--out", path, f"a file in a writable directory ({err.strerror})") \
+            from None
+
+
+def _mode(path: str) -> int:
+    """The existing file's permission bits, else 0666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def write_json(path: str, report: dict) -> None:
+    """Write the report atomically: a temporary file in the same directory, then a rename.
+
+    An existing file is replaced only once the new one is complete; on any failure (a full
+    disk) the temporary file is removed and the old file stays as it was.
+    """
+    text = json.dumps(report, indent=1, allow_nan=False)
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=parent, prefix=".report-", suffix=".tmp")
+    try:
+        os.chmod(tmp, _mode(path))  # mkstemp makes 0600; keep what a plain open() would give
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def history_csv(runs: dict) -> str:

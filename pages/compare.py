@@ -99,6 +99,9 @@ def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
     st.subheader("Table 1 layout: train %, test %, cosine with Σ_A M")
+    if report.get("diverged_at") is not None:
+        st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
+                   "the downloads show every step before it.")
     for title, frame in cv.tables(report):
         st.markdown(f"**{title}**")
         st.dataframe(frame, width="stretch")

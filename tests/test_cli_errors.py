@@ -3,6 +3,8 @@ limits exit 2 naming what to reduce, a diverging run exits 3 with one line (issu
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import subprocess
 import sys
@@ -13,8 +15,9 @@ import pytest
 from engine.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-TINY = ["--set", "n=600", "--set", "n_test=200", "--set", "d=40", "--set", "D=20",
-        "--set", "k=3", "--set", "m=8", "--set", "T=6", "--set", "batch=100"]
+SMALL = ["--set", "n=600", "--set", "n_test=200", "--set", "d=40", "--set", "D=20",
+         "--set", "k=3", "--set", "m=8", "--set", "batch=100"]
+TINY = [*SMALL, "--set", "T=6"]
 
 
 def cli(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -109,12 +112,12 @@ def test_bad_server_setting_is_one_line():
 
 
 def test_diverging_run_exits_3_with_one_line():
-    res = cli("run", *TINY, "--set", "eta=1e6", "--set", "T=40", "--methods", "network",
+    res = cli("run", *SMALL, "--set", "eta=1e6", "--set", "T=40", "--methods", "network",
               "--quiet")
     assert res.returncode == 3, res.stderr
     line = res.stderr.strip()
     assert "\n" not in line and "Traceback" not in line
-    assert line.startswith("error: training diverged at step ")
+    assert line.startswith("error: seed 0: training diverged at step ")
     assert "η" in line and "λ" in line
 
 
@@ -122,3 +125,118 @@ def test_tiny_run_still_succeeds():
     res = cli("run", *TINY, "--methods", "network,rf", "--quiet")
     assert res.returncode == 0, res.stderr
     assert "Network" in res.stdout
+
+
+# ---------------------------------------------------------------- --out (issue 13)
+
+DIVERGE = [*SMALL, "--set", "eta=1e6", "--set", "T=40"]  # blows up within a few steps, same seed
+
+
+@pytest.fixture
+def old_report(tmp_path):
+    path = tmp_path / "report.json"
+    path.write_text('{"old": true}')
+    return path
+
+
+def _run(capsys, *args) -> tuple[int, str]:
+    code = main(["run", *TINY, "--methods", "network", "--quiet", *args])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("where", "allowed"), [
+    ("missing/report.json", "a file in an existing directory"),
+    (".", "a file path, not a directory"),
+    ("", "a file path (it is empty)"),
+])
+def test_bad_out_path_is_refused_before_training(tmp_path, capsys, monkeypatch, where, allowed):
+    monkeypatch.chdir(tmp_path)
+    started = []
+    monkeypatch.setattr("engine.compare.Comparison.run_all", lambda *a: started.append(1))
+    code, err = _run(capsys, "--out", where)
+    assert code == 2 and not started, err
+    assert err.strip() == f"error: --out={where!r} is not allowed: {allowed}"
+    assert os.listdir(tmp_path) == []
+
+
+def test_out_in_an_unwritable_directory_is_refused(tmp_path, capsys):
+    code, err = _run(capsys, "--out", "/proc/report.json")  # not writable even for root
+    assert code == 2 and "a file in a writable directory" in err
+    if os.geteuid() != 0:  # root ignores permission bits
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        code, err = _run(capsys, "--out", str(locked / "r.json"))
+        assert code == 2 and "a file in a writable directory (Permission denied)" in err
+
+
+def test_full_disk_keeps_the_old_report_and_leaves_no_temporary_file(old_report, capsys,
+                                                                     monkeypatch):
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        """A file whose writes stop half-way with ENOSPC, as on a full disk."""
+
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, text):
+            self.fh.write(text[: len(text) // 2])
+            self.fh.flush()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        def __getattr__(self, name):
+            return getattr(self.fh, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+    monkeypatch.setattr(os, "fdopen", lambda *a, **k: FullDisk(real_fdopen(*a, **k)))
+    code, err = _run(capsys, "--out", str(old_report))
+    assert code == 1
+    assert err.strip() == (f"error: could not write the report to {old_report}: No space left "
+                           "on device; nothing was written")
+    assert old_report.read_text() == '{"old": true}'
+    assert os.listdir(old_report.parent) == ["report.json"]
+
+
+def test_a_successful_run_replaces_the_report_atomically(old_report, capsys):
+    old_report.chmod(0o640)
+    code, _ = _run(capsys, "--out", str(old_report))
+    assert code == 0
+    report = json.loads(old_report.read_text())
+    assert report["methods"]["network"]["per_seed"][0]["steps"] == 6
+    assert old_report.stat().st_mode & 0o777 == 0o640  # the file keeps its permissions
+    assert os.listdir(old_report.parent) == ["report.json"]
+
+
+# ---------------------------------------------------------------- divergence keeps history
+
+
+def test_diverged_run_writes_every_step_before_the_divergence_and_exits_3(old_report, capsys):
+    code = main(["run", *DIVERGE, "--methods", "network,rf,ntk", "--quiet", "--out",
+                 str(old_report)])
+    captured = capsys.readouterr()
+    assert code == 3
+    line = captured.err.strip()
+    assert "\n" not in line and line.startswith("error: seed 0: training diverged at step ")
+    report = json.loads(old_report.read_text())
+    at = report["diverged_at"]
+    assert 2 < at < 40 and f"stop at step {at}" in line
+    assert report["diverged"].startswith(f"training diverged at step {at}")
+    steps = [row["step"] for row in report["history"]["network"]]
+    assert steps == list(range(at))  # every step before the divergence, none after
+    assert all(row["train_loss"] is not None for row in report["history"]["network"])
+    assert report["methods"]["network"]["per_seed"][0]["steps"] == at - 1
+    assert "Network" in captured.out  # the table up to the divergence is printed
+
+
+def test_divergence_stops_the_seeds_that_follow(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code = main(["run", *DIVERGE, "--methods", "network", "--quiet", "--seeds", "3", "--out",
+                 str(out)])
+    assert code == 3 and "error: seed 0: " in capsys.readouterr().err
+    report = json.loads(out.read_text())
+    assert report["seeds"] == 1 and report["diverged_at"] == len(report["history"]["network"])

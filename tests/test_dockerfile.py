@@ -159,7 +159,7 @@ def _default(value: str) -> str:
 def test_compose_cpu_service(compose):
     app = compose["services"]["app"]
     assert "profiles" not in app, "the CPU service must start with a plain `docker compose up`"
-    assert "8501:8501" in [str(p) for p in app["ports"]]
+    assert [_default(str(p)) for p in app["ports"]] == ["127.0.0.1:8501:8501"]
     assert _default(app["build"]["args"]["TORCH_INDEX"]) == CPU_INDEX
     assert "deploy" not in app
 
@@ -171,7 +171,28 @@ def test_compose_gpu_profile_reserves_nvidia_gpu(compose):
     assert re.fullmatch(r"https://download\.pytorch\.org/whl/cu\d+", index), index
     devices = gpu["deploy"]["resources"]["reservations"]["devices"]
     assert any(d["driver"] == "nvidia" and "gpu" in d["capabilities"] for d in devices)
-    assert any(str(p).endswith(":8501") for p in gpu["ports"])
+    assert [_default(str(p)) for p in gpu["ports"]] == ["127.0.0.1:8501:8501"]
+
+
+@pytest.mark.parametrize("service", ["app", "gpu"])
+def test_compose_is_hardened_for_a_shared_host(compose, service):
+    svc = compose["services"][service]  # the shared settings arrive through a YAML merge key
+    assert svc["read_only"] is True
+    assert any(str(t).split(":")[0] == "/tmp" for t in svc["tmpfs"]), svc["tmpfs"]
+    assert re.fullmatch(r"\d+[mg]", str(svc["mem_limit"])), svc["mem_limit"]
+    assert 0 < float(svc["cpus"]) <= 16
+    env = svc["environment"]
+    from engine.guard import LIMITS
+
+    for name in LIMITS:  # every server limit the guard reads is set explicitly
+        assert float(env[name]) > 0, name
+    assert env["FEX_ALLOW_DOWNLOADS"] == "0" and env["OMP_NUM_THREADS"] == "1"
+    assert env["HOME"] == "/tmp", "a read-only root needs a writable HOME"
+
+
+def test_compose_says_how_to_publish_the_port():
+    text = (ROOT / "compose.yaml").read_text()
+    assert "127.0.0.1" in text and "FEX_BIND=0.0.0.0" in text and '"8501:8501"' in text
 
 
 # --- requirement pins ----------------------------------------------------------------------

@@ -111,12 +111,24 @@ def advance(state, budget_s: float = TICK_BUDGET_S) -> None:
         _fail(state, f"Cannot start this comparison: {err}")
     except DivergenceError as err:
         _fail(state, f"{err}.")
+        _keep_diverged(state, err)
     except (ValueError, RuntimeError, MemoryError) as err:
         _fail(state, f"The comparison stopped: {type(err).__name__}: {err}")
 
 
 def _fail(state, message: str) -> None:
     state.comp_error, state.comp_playing = message, False
+
+
+def _keep_diverged(state, err: DivergenceError) -> None:
+    """Keep every step before a divergence: the table and the downloads stop there."""
+    sr, comp = seed_runs(), state.comparison
+    if comp is None:
+        return
+    sr.per_seed.append({m: r.summary() for m, r in comp.runs.items()})
+    if sr.first is None:
+        sr.first = comp
+    state.comp_summary = make_report(state, err)
 
 
 def _finish_seed(state) -> None:
@@ -144,13 +156,13 @@ def paper_preset(state) -> Preset | None:
         return None
 
 
-def make_report(state) -> dict:
-    """The JSON report (CLI schema) of the finished seeds."""
+def make_report(state, diverged: DivergenceError | None = None) -> dict:
+    """The JSON report (CLI schema) of the finished seeds (with diverged_at after a divergence)."""
     sr = seed_runs()
     first = sr.first
     timing = {"total_s": time.perf_counter() - sr.t0, "setup_s": first.setup_s}
     return build_report(first.cfg, first.runs, str(first.world.device), timing, sr.per_seed,
-                        paper_preset(state))
+                        paper_preset(state), diverged)
 
 
 def shown(state):

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from engine.config import SPECS, Config, ConfigError, Spec, validate
+from engine.echo import markdown_plain
 from engine.presets import PRESETS, preset_config
 from ui.state import AppState
 
@@ -133,7 +134,7 @@ def sidebar(state: AppState) -> None:
                      args=(state,), help="load a named setting (the paper's experiments)",
                      format_func=lambda n: n if n == CUSTOM else f"{n} — {PRESETS[n].title}")
         if state.form_error:
-            st.error(f"{state.form_error}. The last valid setting keeps running.",
+            st.error(f"{markdown_plain(state.form_error)}. The last valid setting keeps running.",
                      icon=":material/error:")
         shown = state.cfg
         for group, title in GROUP_TITLES.items():

@@ -10,6 +10,7 @@ import streamlit as st
 
 from engine.baselines import DEFAULT_METHODS, METHODS
 from engine.config import Config, ConfigError, diff, from_dict
+from engine.echo import markdown_plain, plain, quoted
 from ui import sessions
 
 STATE_KEY = "app"
@@ -75,7 +76,7 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
             return from_dict(values), methods, warnings
         except ConfigError as err:
             if err.name in values:
-                warnings.append(f"{err} — using the default {err.name} instead.")
+                warnings.append(f"{err} — using the default {plain(err.name, 40)} instead.")
                 values.pop(err.name)
             else:  # a relation with a default value failed: fall back to all defaults
                 warnings.append(f"{err} — using the default settings instead.")
@@ -88,10 +89,11 @@ def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
     if not text:
         return DEFAULT_METHODS, None
     names = tuple(m.strip() for m in text.split(",") if m.strip())
-    if names and all(m in METHODS for m in names):
+    if names and all(m in METHODS for m in names) and len(set(names)) == len(names):
         return names, None
-    return DEFAULT_METHODS, (f"methods={text!r} is not allowed: a comma-separated subset of "
-                             f"{', '.join(METHODS)} — using the default methods instead.")
+    return DEFAULT_METHODS, (f"methods={quoted(text)} is not allowed: a comma-separated subset "
+                             f"of {', '.join(METHODS)}, each once — using the default methods "
+                             "instead.")
 
 
 def fmt_value(value: Any) -> str:
@@ -125,7 +127,9 @@ def show_url_warnings(state: AppState) -> None:
     """Warn about rejected URL values while the setting is still the one the URL gave."""
     if state.url_warnings and state.cfg == state.url_cfg:
         for text in state.url_warnings:
-            st.warning(f"Ignored a value from the link: {text}", icon=":material/link_off:")
+            # the text quotes the link: shown literally, never as Markdown (images, links)
+            st.warning(f"Ignored a value from the link: {markdown_plain(text)}",
+                       icon=":material/link_off:")
 
 
 def write_url(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
