@@ -80,6 +80,7 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "schema": SCHEMA_VERSION,
         "preset": preset.name if preset else None,
         "config": cfg.to_dict(),
+        "schedule": _schedule(runs),
         "seeds": len(per_seed),
         "methods": methods,
         "history": {m: history_rows(r) for m, r in runs.items()},
@@ -87,6 +88,15 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "device": device,
         **extra,
     })
+
+
+def _schedule(runs: dict) -> dict | None:
+    """The step sizes the run really used (every η, λ, σ_ξ, ν⁽¹⁾ share, optimizer per stage)."""
+    for run in runs.values():
+        world = getattr(run, "world", None)
+        if world is not None and getattr(world, "schedule", None) is not None:
+            return world.schedule.to_dict()
+    return None
 
 
 def check_out(path: str) -> None:

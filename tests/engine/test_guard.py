@@ -159,3 +159,14 @@ def test_history_after_divergence_is_exportable(tiny_cfg):
     report = build_report(cfg, {"network": run}, "cpu", {"total_s": 1.0, "setup_s": 0.1})
     text = json.dumps(report, allow_nan=False)
     assert '"network"' in text
+
+
+def test_report_holds_the_schedule_the_run_used(tiny_cfg):
+    """Every η, λ, σ_ξ the schedule computed reaches the report (η⁽²⁾ was reported as None)."""
+    run = Run(build_world(tiny_cfg, device="cpu"), embed=False)
+    report = build_report(tiny_cfg, {"network": run}, "cpu", {"total_s": 1.0, "setup_s": 0.1})
+    sched = report["schedule"]
+    assert tiny_cfg.eta2 is None and sched["step2"]["eta"] > 1.0  # paper_eta2's value
+    assert sched["step1"]["keep_w"] == pytest.approx(run.world.schedule.step1.keep_w)
+    assert sched["later"]["optimizer"] == "adam" and sched["later"]["intercept"] is True
+    json.dumps(report, allow_nan=False)
