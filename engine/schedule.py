@@ -102,6 +102,10 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
 
 
 PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
+# The estimate assumes the sparse-coding statistics; where they do not describe the data (real
+# digits at d = 64: γ per pattern ≈ 0) it gave η⁽²⁾ ≈ 1.5e4 and float32 norms overflowed at step 2.
+# The interval preset needs ≈ 465; 1000 keeps every scenario's default finite.
+PAPER_ETA2_MAX = 1000.0
 PAPER_NU1 = 0.0817  # calibrated once, on Table 1's One Step cosine 0.848 (README)
 PAPER_ETA = 0.05  # Adam's step size in the classifier stage
 PAPER_SGD_ETA = 0.5  # plain SGD's step there (optimizer=sgd), the previous default
@@ -123,7 +127,7 @@ def paper_eta2(cfg: Config, st: Stats) -> float:
     gamma = max(st.gamma, 1e-6)
     v_a = max(st.mean_rel * (1.0 - st.mean_rel), 1e-6)
     per_unit = sigma_a * 0.5 * (gamma / st.sigma) * (cfg.k * v_a) ** 0.5 / st.sigma
-    return float(PAPER_PRE_RMS / per_unit)
+    return float(min(PAPER_PRE_RMS / per_unit, PAPER_ETA2_MAX))
 
 
 def standard_defaults(cfg: Config, st: Stats) -> dict[str, float]:

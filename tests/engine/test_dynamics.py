@@ -54,3 +54,16 @@ def test_two_step_converges_with_fifty_neurons():
     assert run.summary()["test_acc"] >= 0.99
     assert run.history[1].cos_max < 0.95  # One Step's layer: only partly aligned
     assert max_drop_after([h.test_acc for h in run.history]) <= 0.05
+
+
+def test_automatic_eta2_is_bounded_and_real_data_stays_finite():
+    """The first-order η⁽²⁾ estimate is capped: real digits at d = 64 gave η⁽²⁾ ≈ 1.5e4 and
+    diverged at step 2 (issue 13); capped, the same setting trains."""
+    from engine.run import build_world
+    from engine.schedule import PAPER_ETA2_MAX
+
+    cfg = Config(scenario="real", d=64, D=50, T=6, n=2_000, n_test=500, batch=500)
+    world = build_world(cfg, device="cpu")
+    assert world.schedule.step2.eta == PAPER_ETA2_MAX
+    comp = _run(cfg, ("network",))
+    assert comp.runs["network"].diverged is None and comp.runs["network"].t == cfg.T
