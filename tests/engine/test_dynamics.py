@@ -17,6 +17,8 @@ from engine_ref import max_drop_after
 from engine.compare import Comparison
 from engine.config import Config
 from engine.presets import preset_config
+from engine.run import build_world
+from engine.schedule import PAPER_ETA2_MAX
 
 
 def test_max_drop_after_sees_only_falls_after_the_level():
@@ -59,9 +61,6 @@ def test_two_step_converges_with_fifty_neurons():
 def test_automatic_eta2_is_bounded_and_real_data_stays_finite():
     """The first-order η⁽²⁾ estimate is capped: real digits at d = 64 gave η⁽²⁾ ≈ 1.5e4 and
     diverged at step 2 (issue 13); capped, the same setting trains."""
-    from engine.run import build_world
-    from engine.schedule import PAPER_ETA2_MAX
-
     cfg = Config(scenario="real", d=64, D=50, T=6, n=2_000, n_test=500, batch=500)
     world = build_world(cfg, device="cpu")
     assert world.schedule.step2.eta == PAPER_ETA2_MAX
