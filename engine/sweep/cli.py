@@ -7,8 +7,15 @@ import sys
 from ..baselines import METHODS
 from ..config import ConfigError
 from .executors import EXECUTORS
-from .spec import MAX_SEEDS, SweepSpec, parse_cell, parse_int, parse_methods, parse_pair, \
-    parse_values
+from .spec import (
+    MAX_SEEDS,
+    SweepSpec,
+    parse_cell,
+    parse_int,
+    parse_methods,
+    parse_pair,
+    parse_values,
+)
 from .store import store_path
 
 EXAMPLE = ("python -m engine sweep --preset quick-parity --grid k=1,3,5,7 --grid p_o=0.2,0.4,0.6 "

@@ -23,14 +23,14 @@ class Plan:
 
 
 def plan(spec: SweepSpec, store: Store, force: bool = False, batch: bool = False,
-         limits: bool = True) -> Plan:
+         checked: list | None = None) -> Plan:
     """Validate every cell, then list the units whose rows are missing (all with force).
 
     A unit is one setting × one seed (or × all its seeds when batch is on), with the methods
     that seed still lacks; its rows are written in one transaction, so a killed sweep loses at
     most the units in flight and a rerun never recomputes a stored row.
     """
-    checked = check(spec, limits)
+    checked = check(spec) if checked is None else checked
     version = code_version()
     have = set() if force else store.keys()
     seeds = list(range(spec.seed, spec.seed + spec.seeds))
@@ -58,10 +58,11 @@ def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = F
               on_unit: Callable[[int, int, list[dict]], None] | None = None,
               limits: bool = True) -> dict:
     """Run the sweep into the store at `out`; returns counts and the wall time."""
+    checked = check(spec, limits)  # every cell, before the store or any work
+    run = executor(executor_name, workers, address)  # e.g. Ray missing: before any work
     store = Store(out)
     try:
-        p = plan(spec, store, force, batch, limits)
-        run = executor(executor_name, workers, address)  # e.g. Ray missing: before any work
+        p = plan(spec, store, force, batch, checked)
         if p.units:
             store.prepare(spec.to_dict(), spec.names(), spec.settings()[0], git_describe())
         t0, written = time.perf_counter(), 0

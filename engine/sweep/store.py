@@ -32,7 +32,7 @@ def store_path(out: str | Path) -> Path:
 
 
 def column(name: str) -> str:
-    """SQL column of a swept setting: its name, except D → D_ (SQL names ignore case; d is taken)."""
+    """SQL column of a swept setting: its name; D → D_ (SQL names ignore case, d is taken)."""
     return "D_" if name == "D" else name
 
 
