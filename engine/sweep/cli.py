@@ -6,6 +6,7 @@ import sys
 
 from ..baselines import METHODS
 from ..config import ConfigError
+from . import presets as sweep_presets
 from .executors import EXECUTORS
 from .spec import (
     MAX_SEEDS,
@@ -26,17 +27,17 @@ def add_parser(sub) -> None:
     """Register the `sweep` subcommand on the CLI's subparsers."""
     s = sub.add_parser("sweep", help="a grid or list of settings × seeds × methods into a "
                        "SQLite store", description="e.g. " + EXAMPLE)
-    s.add_argument("--preset", default="quick-parity", help="base preset (default quick-parity)")
+    s.add_argument("--preset", default=None, help="base preset (default quick-parity)")
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="fixed override for every cell (repeatable)")
     s.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="a swept setting (repeatable; the grid is their product)")
     s.add_argument("--cell", action="append", default=[], metavar="'K=V K=V'",
                    help="a list of cells instead of a grid (repeatable)")
-    s.add_argument("--seeds", default="1", help="seeds per cell: seed, seed+1, ...")
+    s.add_argument("--seeds", default=None, help="seeds per cell: seed, seed+1, ... (default 1)")
     s.add_argument("--seed", default="0", help="first seed")
-    s.add_argument("--methods", default="network,ntk,rf,one_step",
-                   help="comma-separated subset of: " + ", ".join(METHODS))
+    s.add_argument("--methods", default=None, help="comma-separated subset of: " +
+                   ", ".join(METHODS) + " (default network,ntk,rf,one_step)")
     s.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"))
     s.add_argument("--out", required=True, help="the store: OUT.sqlite (one file per sweep)")
     s.add_argument("--force", action="store_true", help="recompute rows already stored")
@@ -46,6 +47,9 @@ def add_parser(sub) -> None:
                    "(default: start a local Ray)")
     s.add_argument("--no-batch", action="store_true",
                    help="train seeds one by one (default: seeds of a setting batched)")
+    s.add_argument("--sweep-preset", default=None,
+                   help="a named sweep (separation-vs-k, structure-strength); --grid, --seeds "
+                        "and --methods then override its parts")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -63,10 +67,14 @@ def spec_from_args(args) -> SweepSpec:
         raise ConfigError("--cell", args.cell[0], "either --grid or --cell, not both")
     if args.executor not in EXECUTORS:
         raise ConfigError("--executor", args.executor, "one of " + ", ".join(EXECUTORS))
-    return SweepSpec(args.preset, fixed, tuple(axes), cells,
-                     parse_int("--seeds", args.seeds, 1, MAX_SEEDS),
+    base = sweep_presets.get(args.sweep_preset).spec if args.sweep_preset else SweepSpec()
+    if not (axes or cells):
+        axes, cells = list(base.axes), base.cells
+    return SweepSpec(args.preset or base.preset, {**base.fixed, **fixed}, tuple(axes), cells,
+                     parse_int("--seeds", args.seeds or base.seeds, 1, MAX_SEEDS),
                      parse_int("--seed", args.seed, 0, 2**31 - 1 - MAX_SEEDS),
-                     parse_methods(args.methods), args.device)
+                     parse_methods(args.methods) if args.methods else base.methods,
+                     args.device)
 
 
 def cmd_sweep(args) -> int:
