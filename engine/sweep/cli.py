@@ -45,8 +45,9 @@ def add_parser(sub) -> None:
     s.add_argument("--workers", default="1", help="local executor: worker processes")
     s.add_argument("--address", default=None, help="ray executor: auto or ray://host:10001 "
                    "(default: start a local Ray)")
-    s.add_argument("--no-batch", action="store_true",
-                   help="train seeds one by one (default: seeds of a setting batched)")
+    s.add_argument("--batch-seeds", action="store_true",
+                   help="train the seeds of a setting as one batched computation (network, rf, "
+                        "one_step, two_step; README 'Batched seeds')")
     s.add_argument("--sweep-preset", default=None,
                    help="a named sweep (separation-vs-k, structure-strength); --grid, --seeds "
                         "and --methods then override its parts")
@@ -94,7 +95,7 @@ def cmd_sweep(args) -> int:
         seeds = sorted({x["seed"] for x in rows})
         print(f"[{i}/{n}] {where} seeds={seeds} test: {accs}", file=sys.stderr, flush=True)
 
-    res = run_sweep(spec, args.out, force=args.force, batch=not args.no_batch,
+    res = run_sweep(spec, args.out, force=args.force, batch=args.batch_seeds,
                     executor_name=args.executor, workers=workers, address=args.address,
                     on_unit=progress)
     print(f"{res['path']}: {res['rows']} rows, {res['skipped']} already stored, "

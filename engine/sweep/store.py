@@ -59,7 +59,8 @@ class Store:
                             + ", PRIMARY KEY (key, step))")
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection, leaving a single self-contained file (no -wal/-shm beside it)."""
+        self.db.execute("PRAGMA journal_mode=DELETE")
         self.db.close()
 
     def prepare(self, spec_dict: dict, axes: list[str], sample: dict, git: str) -> None:
