@@ -23,7 +23,8 @@ def heatmap(agg: pd.DataFrame, x: str, y: str, title: str, diverging: bool = Fal
         x=[xl[v] for v in agg[x]], y=[yl[v] for v in agg[y]], mode="markers+text",
         marker={"symbol": "square", "size": size, "color": agg["mean"], "colorscale": scale,
                 "cmid": mid, "showscale": True, "colorbar": {"title": "mean"}},
-        text=[f"{m:.2f}" for m in agg["mean"]], textfont={"color": "white", "size": 11},
+        text=[f"{m:.2f}" for m in agg["mean"]],
+        textfont={"color": "#111" if diverging else "white", "size": 11},
         customdata=agg[["std", "count"]].to_numpy(),
         hovertemplate=(f"{x}=%{{x}}<br>{y}=%{{y}}<br>mean %{{marker.color:.4f}}"
                        "<br>± %{customdata[0]:.4f} (std over %{customdata[1]} seeds)"

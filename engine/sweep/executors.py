@@ -45,14 +45,26 @@ def import_ray():
     return ray
 
 
-def run_ray(units: list[dict], address: str | None = None) -> Iterator[list[dict]]:
-    """Submit every unit as a Ray task (one GPU each where the cluster has GPUs)."""
+def connect(address: str | None = None):
+    """Join (or start) the Ray cluster; a one-line ConfigError when there is none to join."""
     ray = import_ray()
-    if not ray.is_initialized():
+    if ray.is_initialized():
+        return ray
+    try:
         # the engine package travels with the job; torch and numpy must be on the cluster
         # (the project's Docker image has both; README "Sweeps")
         ray.init(address=address, runtime_env={"py_modules": [str(ENGINE)]},
                  log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        raise ConfigError("--address", address, "auto (a Ray cluster this machine belongs to) "
+                          "or ray://HOST:10001 of a reachable cluster; Ray said: "
+                          f"{str(err).splitlines()[0][:160]}") from None
+    return ray
+
+
+def run_ray(units: list[dict], address: str | None = None) -> Iterator[list[dict]]:
+    """Submit every unit as a Ray task (one GPU each where the cluster has GPUs)."""
+    ray = connect(address)
     gpus = 1 if ray.cluster_resources().get("GPU", 0) >= 1 else 0
     task = ray.remote(num_cpus=1, num_gpus=gpus, max_retries=1)(run_unit)
     pending = [task.remote(u) for u in units]
@@ -72,6 +84,6 @@ def executor(name: str, workers: int = 1, address: str | None = None
     if name == "local":
         return lambda units: run_local(units, workers)
     if name == "ray":
-        import_ray()  # fail before any work when Ray is missing
+        connect(address)  # before any work: Ray missing or no cluster is a one-line error
         return lambda units: run_ray(units, address)
     raise ConfigError("--executor", name, "one of " + ", ".join(EXECUTORS))
