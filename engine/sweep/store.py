@@ -60,7 +60,10 @@ class Store:
 
     def close(self) -> None:
         """Close the connection, leaving a single self-contained file (no -wal/-shm beside it)."""
-        self.db.execute("PRAGMA journal_mode=DELETE")
+        try:
+            self.db.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError:  # a reader holds the file: it stays in WAL mode
+            pass
         self.db.close()
 
     def prepare(self, spec_dict: dict, axes: list[str], sample: dict, git: str) -> None:
