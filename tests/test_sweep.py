@@ -120,3 +120,14 @@ def test_killed_sweep_resumes_without_duplicates_or_recomputation(tmp_path):
     assert len(after) == 36
     assert con.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 36
     assert all(after[k] == v for k, v in before.items())  # stored rows untouched
+
+
+def test_local_worker_processes_give_the_in_process_numbers(tmp_path):
+    spec = tiny_spec(axes=(("k", (1, 3)),), seeds=1, methods=("network", "ntk"))
+    one = run_sweep(spec, str(tmp_path / "one"), batch=False)
+    two = run_sweep(spec, str(tmp_path / "two"), batch=False, workers=2)
+    assert one["written"] == two["written"] == 4
+    cols = "key, train_acc, test_acc, cos, steps_95"
+    rows = [sorted(sqlite3.connect(p).execute(f"SELECT {cols} FROM results"))
+            for p in (one["path"], two["path"])]
+    assert rows[0] == rows[1]
