@@ -21,6 +21,7 @@ PAGES = [
             url_path="compare"),
     st.Page("pages/reproduce.py", title="Reproduce the paper", icon=":material/science:",
             url_path="reproduce"),
+    st.Page("pages/sweep.py", title="Sweeps", icon=":material/grid_on:", url_path="sweep"),
     st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:", url_path="guide"),
 ]
 st.navigation(PAGES).run()

@@ -13,6 +13,7 @@ from .config import SPECS, Config, ConfigError, from_dict
 from .echo import plain
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
+from .sweep import cli as sweep_cli
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DIVERGED = 1, 2, 3
 SEED_MAX = int(SPECS["seed"].hi)
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    sweep_cli.add_parser(sub)
     return p
 
 
@@ -185,6 +187,8 @@ def main(argv=None) -> int:
             return cmd_presets()
         if args.command == "settings":
             return cmd_settings()
+        if args.command == "sweep":
+            return sweep_cli.cmd_sweep(args)
         return cmd_run(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -1,0 +1,70 @@
+"""Batched seeds vs one seed: `python -m bench.sweep` prints the ratios from one run.
+
+Times (one torch thread, this process) one sweep unit of a setting with 1 seed, with 5 seeds one
+after another (the engine's unbatched path) and with 5 seeds batched (engine/sweep/batched.py),
+and prints 5-seed / 1-seed ratios. Issue 15's target: 5 seeds ≤ 2.5 × one seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import torch
+
+from engine.sweep import SweepSpec
+from engine.sweep.runner import code_version, run_unit
+
+
+def unit(spec: SweepSpec, seeds: list[int], batch: bool) -> dict:
+    """A sweep unit of the spec's single setting."""
+    return {"spec": spec.to_dict(), "setting": spec.settings()[0], "seeds": seeds,
+            "methods": list(spec.methods), "version": code_version(), "batch": batch}
+
+
+def timed(u: dict) -> tuple[float, list[dict]]:
+    """Seconds and rows of one unit."""
+    t0 = time.perf_counter()
+    rows = run_unit(u)
+    return time.perf_counter() - t0, rows
+
+
+def main(argv=None) -> int:
+    """Measure and print; --json writes the numbers too."""
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--preset", default="quick-parity")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--methods", default="network,rf,one_step,two_step")
+    p.add_argument("--json", help="write the measurements here")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    spec = SweepSpec(args.preset, {}, (("k", (args.k,)),), (), 1, 0,
+                     tuple(args.methods.split(",")), "cpu")
+    seeds = list(range(args.seeds))
+    one, _ = timed(unit(spec, [0], False))
+    many, ref = timed(unit(spec, seeds, False))
+    batched, rows = timed(unit(spec, seeds, True))
+    want = {(r["seed"], r["method"]): r["test_acc"] for r in ref}
+    worst = max(abs(r["test_acc"] - want[(r["seed"], r["method"])]) for r in rows)
+    out = {"preset": args.preset, "k": args.k, "methods": spec.methods, "seeds": args.seeds,
+           "one_seed_s": one, "seeds_unbatched_s": many, "seeds_batched_s": batched,
+           "ratio_unbatched": many / one, "ratio_batched": batched / one,
+           "batched_rows": sum(r["batched"] for r in rows), "max_test_acc_diff": worst,
+           "load_average": os.getloadavg()[0]}
+    print(f"{args.preset} k={args.k} methods={args.methods} (one torch thread, load "
+          f"{out['load_average']:.1f})")
+    print(f"1 seed: {one:.1f} s; {args.seeds} seeds one by one: {many:.1f} s "
+          f"({many / one:.2f}×); {args.seeds} seeds batched: {batched:.1f} s "
+          f"({batched / one:.2f}×); target ≤ 2.5×; batched vs unbatched test accuracy "
+          f"max |Δ| = {worst:.2g}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

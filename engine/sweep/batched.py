@@ -1,0 +1,188 @@
+"""Seeds of one setting trained as one batched computation (a leading batch dimension).
+
+What batches: the network and its frozen-layer variants (rf, one_step, two_step) of every seed,
+as E = seeds × methods entries of one torch.bmm per step, on the sparse-coding data with the
+paper or theory schedule (SGD without momentum or Adam, averaging, intercept). What does not:
+the NTK, the *_no_structure methods, other scenarios, momentum (the standard schedule) and
+classifier=logreg; those go through engine.compare one seed at a time. Data, initial networks
+and schedules come from the engine's own build_world per seed, and whole-set accuracies (steps
+0-2 and T) from its Evaluator, so rows match the unbatched engine to float rounding
+(tests/test_sweep_batched.py).
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import torch
+
+from ..network import Params
+from ..run import FREEZE_AFTER, build_world
+from . import batched_step as bs
+from .runner import make_row
+
+FAMILY = tuple(FREEZE_AFTER)  # network, rf, one_step, two_step
+
+
+def supported(world) -> bool:
+    """Whether the batched path reproduces the engine for this world."""
+    cfg, sch = world.cfg, world.schedule
+    return (cfg.scenario == "sparse_coding" and cfg.classifier == "schedule"
+            and all(s.momentum == 0 for s in (sch.step1, sch.step2, sch.later)))
+
+
+def _stack(worlds, entries) -> dict:
+    """The batched state: parameters, averages and optimizer state of every entry."""
+    first = [worlds[i].init for i, _ in entries]
+    st = {k: torch.stack([getattr(p, k) for p in first]) for k in ("q", "b", "a")}
+    st["c"] = torch.zeros(len(entries), dtype=st["a"].dtype, device=st["a"].device)
+    st["perp"] = torch.tensor([p.perp_scale for p in first], dtype=torch.float64)
+    st["avg"] = {k: v.clone() for k, v in st.items()}
+    st["avg_on"] = torch.zeros(len(entries), dtype=torch.bool)
+    st["opt"] = {"E": len(entries)}
+    return st
+
+
+def _params(st: dict, e: int, world) -> Params:
+    """Entry e's reported parameters (the average once it started) as engine Params; an
+    intercept that was never trained is 0, which adds exactly nothing."""
+    src = st["avg"] if bool(st["avg_on"][e]) else st
+    return Params(src["q"][e], src["b"][e], src["a"][e], world.init.perp,
+                  float(src["perp"][e]), src["c"][e])
+
+
+class Orders:
+    """Each entry's mini-batch order: the engine Trainer's seeded reshuffle per epoch."""
+
+    def __init__(self, worlds, entries, batch: int):
+        self.gens = [torch.Generator().manual_seed(worlds[i].cfg.seed * 104729 + 3)
+                     for i, _ in entries]
+        self.n, self.batch = worlds[0].data.z_train.shape[0], batch
+        self.order = [None] * len(entries)
+        self.cursor = [0] * len(entries)
+
+    def take(self, e: int) -> torch.Tensor:
+        """The next batch of indices of entry e."""
+        if self.order[e] is None or self.cursor[e] + self.batch > self.n:
+            self.order[e] = torch.randperm(self.n, generator=self.gens[e])
+            self.cursor[e] = 0
+        idx = self.order[e][self.cursor[e]:self.cursor[e] + self.batch]
+        self.cursor[e] += self.batch
+        return idx
+
+
+def _groups(entries, t: int, sch) -> dict:
+    """(stage, trains first layer) → entry indices taking step t with the same parameters."""
+    out: dict = {}
+    for e, (_, m) in enumerate(entries):
+        f = FREEZE_AFTER[m]
+        frozen = f is not None and t > f
+        sp = sch.later if frozen else sch.at(t)
+        out.setdefault((sch.stage(t) if not frozen else "later", not frozen, id(sp)),
+                       (sp, []))[1].append(e)
+    return out
+
+
+def _step(st, t, entries, worlds, orders, z_all, y_all, sidx) -> None:
+    sch, cfg = worlds[0].schedule, worlds[0].cfg
+    for (_, train_first, _), (sp, ix) in _groups(entries, t, sch).items():
+        ix_t = torch.tensor(ix)
+        seeds = sidx[ix_t]
+        if sp.full_batch or cfg.batch >= orders.n:
+            z, y = z_all[seeds], y_all[seeds]
+        else:
+            idx = torch.stack([orders.take(e) for e in ix]).to(z_all.device)
+            z = z_all[seeds[:, None], idx]
+            y = y_all[seeds[:, None], idx]
+        sub = {k: st[k][ix_t] for k in ("q", "b", "a", "c")}
+        g = bs.hinge_grads(sub, z, y, sp.xi, sch.truncated, train_first, sp.class_weights)
+        bs.apply(st, ix_t, g, sp, train_first, t, sch.T, sch.dim)
+
+
+
+class Probe:
+    """Every seed's probe samples and ground truth, stacked for batched measurements."""
+
+    def __init__(self, worlds, sidx):
+        ev = [w.evaluator for w in worlds]
+        self.z = torch.stack([e.probe_z for e in ev])[sidx]
+        self.y = torch.stack([e.probe_y for e in ev])[sidx]
+        self.k = ev[0].n_probe_train
+        self.truth = torch.stack([e.geo.truth for e in ev])[sidx]
+        self.truth_norm = torch.tensor([e.geo.truth_norm for e in ev])[sidx.cpu()]
+        perp = [w.init.perp for w in worlds]
+        self.perp_sq = None if perp[0] is None else \
+            torch.stack([(p * p).sum(1) for p in perp])[sidx]
+
+
+def _pick(st: dict) -> dict:
+    """The reported parameters of every entry: the running average once it started."""
+    on = st["avg_on"].to(st["q"].device)
+    out = {k: torch.where(on.view(-1, *[1] * (st[k].dim() - 1)), st["avg"][k], st[k])
+           for k in ("q", "b", "a", "c")}
+    out["perp"] = torch.where(st["avg_on"], st["avg"]["perp"], st["perp"])
+    return out
+
+
+def _cos_max(p: dict, pr: Probe) -> torch.Tensor:
+    """max_i cos(w_i, Σ_A M) per entry (engine.probes.cosines, batched)."""
+    sq = (p["q"] * p["q"]).sum(-1)
+    if pr.perp_sq is not None:
+        sq = sq + (p["perp"] ** 2).to(sq.dtype).to(sq.device)[:, None] * pr.perp_sq
+    norms = sq.sqrt() * pr.truth_norm.to(sq.dtype).to(sq.device)[:, None]
+    dots = torch.bmm(p["q"], pr.truth[:, :, None]).squeeze(-1)
+    return (dots / norms.clamp_min(1e-30)).max(1).values
+
+
+def _measure(st, t, T, entries, worlds, pr: Probe) -> list[list[float]]:
+    """Per entry [train_loss, train_acc, test_loss, test_acc, cos_max] after step t."""
+    p = _pick(st)
+    if t <= 2 or t >= T:  # whole sets, by the engine's own evaluator
+        stats = torch.stack([worlds[i].evaluator.accuracy_t(_params(st, e, worlds[i]), True)
+                             for e, (i, _) in enumerate(entries)])
+    else:
+        g, _, _, _ = bs.outputs(p["q"], p["b"], p["a"], p["c"], pr.z,
+                                worlds[0].schedule.truncated)
+        margin = g * pr.y
+        parts = []
+        for m, n in ((margin[:, :pr.k], pr.k), (margin[:, pr.k:], margin.shape[1] - pr.k)):
+            right = (m > 0).sum(1) + 0.5 * (m == 0).sum(1)
+            parts += [(1.0 - m).clamp_min(0.0).sum(1) / n, right.to(m.dtype) / n]
+        stats = torch.stack(parts, 1)
+    out = torch.cat([stats, _cos_max(p, pr)[:, None]], 1)
+    return out.double().cpu().tolist()
+
+
+def train_batched(spec, setting, seeds, methods, version, device):
+    """(rows of the batched methods, methods left to the unbatched path)."""
+    fam = [m for m in methods if m in FAMILY]
+    worlds = [build_world(spec.config(setting, s), device) for s in seeds]
+    if len(seeds) < 2 or not fam or not all(supported(w) for w in worlds) or \
+            len({str(w.schedule.to_dict()) for w in worlds}) != 1:
+        return [], list(methods)
+    t0 = time.perf_counter()
+    entries = [(i, m) for i in range(len(seeds)) for m in fam]
+    sidx = torch.tensor([i for i, _ in entries])
+    dev = worlds[0].data.z_train.device
+    z_all = torch.stack([w.data.z_train for w in worlds])
+    y_all = torch.stack([w.data.y_train for w in worlds])
+    sidx_d = sidx.to(dev)
+    probe = Probe(worlds, sidx_d)
+    cfg, st = worlds[0].cfg, _stack(worlds, entries)
+    orders, T = Orders(worlds, entries, cfg.batch), cfg.T
+    hist = [[] for _ in entries]
+    for t in range(T + 1):
+        if t > 0:
+            _step(st, t, entries, worlds, orders, z_all, y_all, sidx_d)
+        for e, row in enumerate(_measure(st, t, T, entries, worlds, probe)):
+            hist[e].append(SimpleNamespace(step=t, train_loss=row[0], train_acc=row[1],
+                                           test_loss=row[2], test_acc=row[3], cos_max=row[4]))
+    share = (time.perf_counter() - t0) / len(entries)
+    rows = []
+    for e, (i, m) in enumerate(entries):
+        last = hist[e][-1]
+        summary = {"train_acc": last.train_acc, "test_acc": last.test_acc, "cos": last.cos_max}
+        rows.append(make_row(setting, worlds[i].cfg, m, SimpleNamespace(history=hist[e]),
+                             summary, share, device, version, True))
+    return rows, [m for m in methods if m not in FAMILY]

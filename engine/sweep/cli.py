@@ -1,0 +1,107 @@
+"""`python -m engine sweep`: settings × seeds × methods into a results store."""
+
+from __future__ import annotations
+
+import sys
+
+from ..baselines import METHODS
+from ..config import ConfigError
+from . import presets as sweep_presets
+from .executors import EXECUTORS
+from .spec import (
+    MAX_SEEDS,
+    SweepSpec,
+    parse_cell,
+    parse_int,
+    parse_methods,
+    parse_pair,
+    parse_values,
+)
+from .store import store_path
+
+EXAMPLE = ("python -m engine sweep --preset quick-parity --grid k=1,3,5,7 --grid p_o=0.2,0.4,0.6 "
+           "--seeds 3 --methods network,ntk,rf,one_step --out sweeps/k-po")
+
+
+def add_parser(sub) -> None:
+    """Register the `sweep` subcommand on the CLI's subparsers."""
+    s = sub.add_parser("sweep", help="a grid or list of settings × seeds × methods into a "
+                       "SQLite store", description="e.g. " + EXAMPLE)
+    s.add_argument("--preset", default=None, help="base preset (default quick-parity)")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="fixed override for every cell (repeatable)")
+    s.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="a swept setting (repeatable; the grid is their product)")
+    s.add_argument("--cell", action="append", default=[], metavar="'K=V K=V'",
+                   help="a list of cells instead of a grid (repeatable)")
+    s.add_argument("--seeds", default=None, help="seeds per cell: seed, seed+1, ... (default 1)")
+    s.add_argument("--seed", default="0", help="first seed")
+    s.add_argument("--methods", default=None, help="comma-separated subset of: " +
+                   ", ".join(METHODS) + " (default network,ntk,rf,one_step)")
+    s.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"))
+    s.add_argument("--out", required=True, help="the store: OUT.sqlite (one file per sweep)")
+    s.add_argument("--force", action="store_true", help="recompute rows already stored")
+    s.add_argument("--executor", default="local", help="local (worker processes) or ray")
+    s.add_argument("--workers", default="1", help="local executor: worker processes")
+    s.add_argument("--address", default=None, help="ray executor: auto or ray://host:10001 "
+                   "(default: start a local Ray)")
+    s.add_argument("--batch-seeds", action="store_true",
+                   help="train the seeds of a setting as one batched computation (network, rf, "
+                        "one_step, two_step; README 'Batched seeds')")
+    s.add_argument("--sweep-preset", default=None,
+                   help="a named sweep (separation-vs-k, structure-strength); --grid, --seeds "
+                        "and --methods then override its parts")
+    s.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def spec_from_args(args) -> SweepSpec:
+    """The validated-as-parsed SweepSpec (cells are validated later, before any work)."""
+    fixed = dict(parse_pair(p, "--set") for p in args.set)
+    axes = []
+    for g in args.grid:
+        name, text = parse_pair(g, "--grid")
+        if any(name == n for n, _ in axes) or name in fixed:
+            raise ConfigError("--grid", name, "each setting swept once and not also fixed")
+        axes.append((name, parse_values(name, text)))
+    cells = tuple(parse_cell(c) for c in args.cell)
+    if axes and cells:
+        raise ConfigError("--cell", args.cell[0], "either --grid or --cell, not both")
+    if args.executor not in EXECUTORS:
+        raise ConfigError("--executor", args.executor, "one of " + ", ".join(EXECUTORS))
+    base = sweep_presets.get(args.sweep_preset).spec if args.sweep_preset else SweepSpec()
+    if not (axes or cells):
+        axes, cells = list(base.axes), base.cells
+    return SweepSpec(args.preset or base.preset, {**base.fixed, **fixed}, tuple(axes), cells,
+                     parse_int("--seeds", args.seeds or base.seeds, 1, MAX_SEEDS),
+                     parse_int("--seed", args.seed, 0, 2**31 - 1 - MAX_SEEDS),
+                     parse_methods(args.methods) if args.methods else base.methods,
+                     args.device)
+
+
+def cmd_sweep(args) -> int:
+    """Run the sweep; print one line per finished unit and a final summary."""
+    from .driver import run_sweep
+
+    spec = spec_from_args(args)
+    workers = parse_int("--workers", args.workers, 1, 64)
+
+    def progress(i: int, n: int, rows: list[dict]) -> None:
+        if args.quiet:
+            return
+        r = rows[0]
+        accs = " ".join(f"{x['method']}={x['test_acc']:.3f}" for x in rows
+                        if x["seed"] == r["seed"] and x["test_acc"] is not None)
+        where = " ".join(f"{k}={v}" for k, v in r["setting"].items()) or "(base)"
+        seeds = sorted({x["seed"] for x in rows})
+        print(f"[{i}/{n}] {where} seeds={seeds} test: {accs}", file=sys.stderr, flush=True)
+
+    res = run_sweep(spec, args.out, force=args.force, batch=args.batch_seeds,
+                    executor_name=args.executor, workers=workers, address=args.address,
+                    on_unit=progress)
+    print(f"{res['path']}: {res['rows']} rows, {res['skipped']} already stored, "
+          f"{res['written']} written in {res['units']} units, {res['seconds']:.1f} s "
+          f"({args.executor}, code {res['code_version']})")
+    return 0
+
+
+__all__ = ["add_parser", "cmd_sweep", "store_path"]

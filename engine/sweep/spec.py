@@ -1,0 +1,147 @@
+"""What a sweep runs: settings (a grid or a list of cells) × seeds × methods, validated up front."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+
+from .. import guard
+from .. import presets as preset_mod
+from ..baselines import METHODS
+from ..config import SPECS, Config, ConfigError, coerce, from_dict
+
+MAX_CELLS = 10_000  # settings × seeds × methods: beyond this a sweep is surely a typo
+MAX_SEEDS = 100
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A preset, fixed overrides, the swept settings, seeds and methods."""
+
+    preset: str = "quick-parity"
+    fixed: dict = field(default_factory=dict)  # KEY -> value applied to every cell
+    axes: tuple = ()  # ((name, (v1, v2, ...)), ...) for a grid
+    cells: tuple = ()  # ((name, value) pairs, ...) for a list; used when given
+    seeds: int = 1
+    seed: int = 0  # first seed
+    methods: tuple = ("network", "ntk", "rf", "one_step")
+    device: str = "cpu"
+
+    def names(self) -> list[str]:
+        """The swept settings, in axis order."""
+        if self.cells:
+            seen: list[str] = []
+            for cell in self.cells:
+                seen += [k for k, _ in cell if k not in seen]
+            return seen
+        return [name for name, _ in self.axes]
+
+    def settings(self) -> list[dict]:
+        """Each cell's swept settings as {name: value}."""
+        if self.cells:
+            return [dict(cell) for cell in self.cells]
+        names = self.names()
+        return [dict(zip(names, combo, strict=True))
+                for combo in itertools.product(*(vals for _, vals in self.axes))]
+
+    def config(self, setting: dict, seed: int) -> Config:
+        """The validated Config of one cell and seed."""
+        values = {**preset_mod.get(self.preset).settings, **self.fixed, **setting, "seed": seed}
+        return from_dict(values)
+
+    def to_dict(self) -> dict:
+        """JSON-safe description (stored with the results)."""
+        return {"preset": self.preset, "fixed": self.fixed,
+                "axes": [[n, list(v)] for n, v in self.axes],
+                "cells": [[list(p) for p in c] for c in self.cells], "seeds": self.seeds,
+                "seed": self.seed, "methods": list(self.methods), "device": self.device}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SweepSpec:
+        """Inverse of to_dict."""
+        return cls(d["preset"], dict(d["fixed"]), tuple((n, tuple(v)) for n, v in d["axes"]),
+                   tuple(tuple(tuple(p) for p in c) for c in d["cells"]), d["seeds"], d["seed"],
+                   tuple(d["methods"]), d.get("device", "cpu"))
+
+
+def parse_values(name: str, text: str) -> tuple:
+    """'1,3,5' for setting `name` → typed values; ConfigError names the setting."""
+    if name not in SPECS or name == "seed":
+        allowed = ", ".join(k for k in SPECS if k != "seed")
+        raise ConfigError("--grid", name, "a setting name, one of " + allowed +
+                          " (seeds: use --seeds)")
+    parts = [t.strip() for t in text.split(",") if t.strip()]
+    if not parts:
+        raise ConfigError(name, text, "a comma-separated list of values: " +
+                          SPECS[name].allowed())
+    values = tuple(coerce(name, p) for p in parts)
+    if len(set(values)) != len(values):
+        raise ConfigError(name, text, "distinct values (a repeated value would repeat cells)")
+    return values
+
+
+def parse_pair(text: str, flag: str) -> tuple[str, str]:
+    """'KEY=VALUE' → (key, value)."""
+    if "=" not in text:
+        raise ConfigError(flag, text, "KEY=VALUE with KEY one of " + ", ".join(SPECS))
+    key, value = text.split("=", 1)
+    return key.strip(), value.strip()
+
+
+def parse_cell(text: str) -> tuple:
+    """'k=3 p_o=0.2' (space- or semicolon-separated) → ((k, 3), (p_o, 0.2))."""
+    pairs = [parse_pair(t, "--cell") for t in text.replace(";", " ").split() if t]
+    if not pairs:
+        raise ConfigError("--cell", text, "one or more KEY=VALUE pairs, e.g. 'k=3 p_o=0.2'")
+    return tuple((k, coerce(k, v)) for k, v in pairs)
+
+
+def parse_methods(text: str) -> tuple[str, ...]:
+    """Comma-separated method names."""
+    names = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not names or any(m not in METHODS for m in names) or len(set(names)) != len(names):
+        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+    return names
+
+
+def parse_int(flag: str, text, lo: int, hi: int) -> int:
+    """An integer flag within [lo, hi]."""
+    try:
+        value = int(str(text))
+    except ValueError:
+        value = lo - 1
+    if not lo <= value <= hi:
+        raise ConfigError(flag, text, f"an integer in [{lo}, {hi}]")
+    return value
+
+
+def check(spec: SweepSpec, limits: bool = True) -> list[tuple[dict, Config]]:
+    """Validate every cell (first seed) before any work; returns [(setting, Config)]."""
+    preset_mod.get(spec.preset)
+    for key, value in spec.fixed.items():
+        coerce(key, value)
+    out = []
+    settings = spec.settings()
+    if len(settings) * spec.seeds * len(spec.methods) > MAX_CELLS:
+        raise ConfigError("--grid", f"{len(settings)} settings × {spec.seeds} seeds × "
+                          f"{len(spec.methods)} methods", f"at most {MAX_CELLS} rows per sweep")
+    for setting in settings:
+        try:
+            cfg = spec.config(setting, spec.seed)
+            if limits:
+                guard.check(cfg, spec.methods, embed=False)
+        except ConfigError as err:
+            where = ", ".join(f"{k}={v}" for k, v in setting.items())
+            raise type(err)(err.name, err.value, f"{err.allowed} (in the cell {where})") \
+                from None
+        out.append((setting, cfg))
+    return out
+
+
+def row_key(cfg: Config, method: str, version: str) -> str:
+    """The row's identity: a hash of the full config, the method and the code version."""
+    blob = json.dumps({"config": cfg.to_dict(), "method": method, "code": version},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]

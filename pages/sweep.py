@@ -1,0 +1,86 @@
+"""Sweep page: phase diagrams from a stored sweep (heat map, lines, network − NTK), downloads."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import streamlit as st
+
+from engine.baselines import LABELS
+from ui import sweep_data as sd
+from ui import sweep_run
+from ui.router import ensure_router
+from ui.sweep_figures import heatmap, lines
+
+ensure_router()
+st.title("Sweeps")
+st.caption("Settings × seeds × methods from `python -m engine sweep`: where does feature "
+           "learning beat fixed features? Means over seeds; the spread is on hover.")
+
+sweep_run.upload_box()
+sweep_run.run_form()
+choices = sweep_run.sources()
+if not choices:
+    st.info("No stored sweep yet: run `python -m engine sweep ... --out sweeps/NAME`, load a "
+            ".sqlite file above, or run a small sweep here.")
+    st.stop()
+pick = st.selectbox("sweep", list(choices), key="sweep_pick")
+df, axes, spec = sd.load_frame(choices[pick])
+if df.empty or not axes:
+    st.warning("This sweep has no rows yet.")
+    st.stop()
+
+methods = list(dict.fromkeys(df["method"]))
+c1, c2, c3 = st.columns(3)
+metric = c1.selectbox("summary", list(sd.METRICS), format_func=sd.METRICS.get)
+views = [LABELS.get(m, m) for m in methods]
+if "network" in methods and "ntk" in methods:
+    views.append("Network − NTK")
+view = c2.selectbox("method", views)
+minus = "ntk" if view == "Network − NTK" else None
+method = "network" if minus else methods[views.index(view)]
+x = c3.selectbox("x axis", axes)
+others = [a for a in axes if a != x]
+y = c3.selectbox("y axis", others) if others else None
+
+fixed = {}
+for name in [a for a in axes if a not in (x, y)]:
+    fixed[name] = st.selectbox(f"{name} (fixed)", sorted(df[name].unique()))
+
+values = sd.fix_others(sd.per_seed(df, axes, metric, method, minus), fixed)
+title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
+    f"{k}={v}" for k, v in fixed.items()))
+if y is not None:
+    agg = sd.over_seeds(values, [x, y])
+    event = st.plotly_chart(heatmap(agg, x, y, title, minus is not None), key="sweep_heat",
+                            on_select="rerun", selection_mode="points")
+    points = event.selection.points if event and event.selection else []
+    if points:
+        xs = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[x].unique()}
+        ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
+        setting = {x: xs[str(points[0]["x"])], y: ys[str(points[0]["y"])], **fixed}
+        explore, compare = sd.cell_links(spec, setting, tuple(methods))
+        where = ", ".join(f"{k}={v}" for k, v in setting.items())
+        st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+    else:
+        st.caption("Click a cell to open that setting in Explore or Compare.")
+
+line_y = st.selectbox(f"lines at {y} =", sorted(df[y].unique())) if y is not None else None
+line_rows = []
+for m in methods:
+    part = sd.fix_others(sd.per_seed(df, axes, metric, m), fixed)
+    if y is not None:
+        part = part[part[y] == line_y]
+    line_rows.append(sd.over_seeds(part, [x]).assign(method=m))
+st.plotly_chart(lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}",
+                      sd.METRICS[metric]), key="sweep_lines")
+
+st.subheader("Table")
+st.dataframe(df.drop(columns=["config"]), hide_index=True, height=260)
+d1, d2 = st.columns(2)
+d1.download_button("CSV", df.to_csv(index=False), f"{pick.rsplit('/', 1)[-1]}.csv", "text/csv")
+buf = io.BytesIO()
+df.to_parquet(buf, index=False)
+d2.download_button("Parquet", buf.getvalue(), f"{pick.rsplit('/', 1)[-1]}.parquet",
+                   "application/octet-stream")

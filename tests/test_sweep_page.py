@@ -1,0 +1,69 @@
+"""Sweep page under AppTest: heat map numbers from a stored sweep, Network − NTK, a run from the
+page's form."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from engine.sweep import SweepSpec, run_sweep
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = {"n": 600, "n_test": 200, "d": 40, "D": 20, "m": 8, "T": 6, "batch": 100}
+
+
+def marker_colors(chart) -> np.ndarray:
+    """The heat map's cell values (marker colours), decoding Plotly's base64 arrays."""
+    color = json.loads(chart.proto.spec)["data"][0]["marker"]["color"]
+    if isinstance(color, dict):
+        return np.frombuffer(base64.b64decode(color["bdata"]), dtype=color["dtype"])
+    return np.asarray(color, dtype=float)
+
+
+def page_with(path) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
+    at.session_state["sweep_sources"] = {"tiny": path}
+    at.session_state["sweep_pick"] = "tiny"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_heat_map_shows_the_mean_over_seeds_and_the_difference(tmp_path):
+    spec = SweepSpec("quick-parity", TINY, (("k", (1, 3)), ("p_o", (0.2, 0.4))), (), 2, 0,
+                     ("network", "ntk"))
+    path = run_sweep(spec, str(tmp_path / "s"))["path"]
+    df = pd.read_sql("SELECT * FROM results", sqlite3.connect(path))
+    at = page_with(path)
+    heat = at.get("plotly_chart")[0]
+    want = df[df.method == "network"].groupby(["k", "p_o"])["test_acc"].mean().to_numpy()
+    assert np.allclose(np.sort(marker_colors(heat)), np.sort(want))
+    at.selectbox[[s.label for s in at.selectbox].index("method")].select("Network − NTK").run()
+    assert not at.exception, at.exception
+    wide = df.pivot_table(index=["k", "p_o", "seed"], columns="method", values="test_acc")
+    diff = (wide["network"] - wide["ntk"]).groupby(["k", "p_o"]).mean().to_numpy()
+    assert np.allclose(np.sort(marker_colors(at.get("plotly_chart")[0])), np.sort(diff))
+    assert len(at.get("plotly_chart")) == 2  # heat map and lines
+
+
+def test_small_sweep_runs_from_the_page(tmp_path):
+    spec = SweepSpec("quick-parity", TINY, (("k", (1,)),), (), 1, 0, ("network",))
+    at = page_with(run_sweep(spec, str(tmp_path / "s"))["path"])
+    at.text_input[0].input("k=1,3")
+    at.text_input[1].input("")
+    at.text_input[2].input("T=4 n=600 n_test=200 d=40 D=20 m=8 batch=100")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    # 2 values of k × 2 seeds × 2 methods (the form's defaults)
+    assert [s.value for s in at.success][0].startswith("8 rows in"), (at.success, at.error)
+    assert at.session_state["sweep_pick"].startswith("this session: k")
+    at.text_input[0].input("k=1,3,5,7,9,11,13")
+    at.text_input[1].input("p_o=0.1,0.2,0.3,0.4")
+    at.button[0].click().run()
+    assert any("at most 24 runs" in e.value for e in at.error), at.error

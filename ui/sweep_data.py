@@ -1,0 +1,68 @@
+"""Sweep tables for the page: load a store, average over seeds, method differences, links."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from engine.config import from_dict
+from engine.sweep import load
+from ui.state import url_params
+
+METRICS = {"test_acc": "test accuracy", "train_acc": "train accuracy",
+           "cos": "max cosine to Σ_A M", "steps_95": "steps to 95 % test",
+           "steps_99": "steps to 99 % test", "time_s": "seconds per run"}
+
+
+def load_frame(path) -> tuple[pd.DataFrame, list[str], dict]:
+    """(one row per setting × seed × method, the swept settings, the stored sweep spec)."""
+    meta, axes, rows = load(path)
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return df, axes, {}
+    return df, axes, json.loads(meta.get("spec", "{}"))
+
+
+def per_seed(df: pd.DataFrame, axes: list[str], metric: str, method: str,
+             minus: str | None = None) -> pd.DataFrame:
+    """axes + seed + value: one method's metric, or its difference to `minus` per seed."""
+    cols = [*axes, "seed"]
+    a = df[df.method == method].set_index(cols)[metric].astype(float)
+    if minus is None:
+        return a.rename("value").reset_index()
+    b = df[df.method == minus].set_index(cols)[metric].astype(float)
+    return (a - b).dropna().rename("value").reset_index()
+
+
+def over_seeds(values: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Mean, standard deviation and count over seeds (and any axis not in `by`)."""
+    g = values.groupby(by, dropna=False)["value"]
+    out = g.agg(["mean", "std", "count"]).reset_index()
+    out["std"] = out["std"].fillna(0.0)
+    return out
+
+
+def fix_others(values: pd.DataFrame, fixed: dict) -> pd.DataFrame:
+    """Keep the rows where each of the other axes has its chosen value."""
+    for name, value in fixed.items():
+        values = values[values[name] == value]
+    return values
+
+
+def cell_config(spec: dict, setting: dict):
+    """The Config of a cell (first seed) from the stored spec: preset, fixed values, setting."""
+    from engine.presets import get
+
+    values = {**get(spec.get("preset", "quick-parity")).settings, **spec.get("fixed", {}),
+              **setting, "seed": spec.get("seed", 0)}
+    return from_dict(values)
+
+
+def cell_links(spec: dict, setting: dict, methods: tuple[str, ...]) -> tuple[str, str]:
+    """Relative links that open a cell in Explore and in Compare (ui.state's URL format)."""
+    cfg = cell_config(spec, setting)
+    explore = url_params(cfg)
+    compare = url_params(cfg, methods)
+    return "/?" + urlencode(explore), "/compare?" + urlencode(compare)

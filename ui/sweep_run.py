@@ -1,0 +1,97 @@
+"""Sources of the Sweep page: stored files, uploads, and small sweeps run from the page."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from engine.baselines import METHODS
+from engine.config import ConfigError
+from engine.presets import PRESETS
+from engine.sweep import SweepSpec, run_sweep
+from engine.sweep.spec import parse_methods, parse_pair, parse_values
+
+ROOT = Path(__file__).resolve().parents[1]
+STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
+SESSION_KEY = "sweep_sources"  # label -> path of uploads and page runs of this session
+MAX_PAGE_RUNS = 24  # settings × seeds a page may run (each also within engine/guard.py)
+
+
+def sources() -> dict[str, Path]:
+    """label → path of every sweep this session can open."""
+    found = {str(p.relative_to(ROOT)): p for pattern in STORED for p in sorted(ROOT.glob(pattern))}
+    return {**st.session_state.get(SESSION_KEY, {}), **found}
+
+
+def _tmpdir() -> Path:
+    if "sweep_tmp" not in st.session_state:
+        st.session_state["sweep_tmp"] = tempfile.mkdtemp(prefix="fex-sweep-")
+    return Path(st.session_state["sweep_tmp"])
+
+
+def remember(label: str, path: Path) -> None:
+    """Offer a new source in this session's picker (and select it)."""
+    st.session_state.setdefault(SESSION_KEY, {})[label] = path
+    st.session_state["sweep_pick"] = label
+
+
+def upload_box() -> None:
+    """Load a .sqlite store from disk."""
+    up = st.file_uploader("Load a stored sweep (.sqlite)", type=["sqlite", "db"],
+                          key="sweep_upload")
+    if up is not None and st.session_state.get("sweep_uploaded") != up.file_id:
+        path = _tmpdir() / Path(up.name).name
+        path.write_bytes(up.getvalue())
+        st.session_state["sweep_uploaded"] = up.file_id
+        remember(f"upload: {up.name}", path)
+
+
+def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
+                   methods: list[str]) -> SweepSpec:
+    """The form's sweep; ConfigError names the field."""
+    axes = []
+    for text in grids:
+        if text.strip():
+            name, values = parse_pair(text, "grid")
+            axes.append((name, parse_values(name, values)))
+    if not axes:
+        raise ConfigError("grid", "", "at least one KEY=V1,V2,... line")
+    fix = dict(parse_pair(t, "fixed") for t in fixed.split() if t.strip())
+    spec = SweepSpec(preset, fix, tuple(axes), (), seeds, 0,
+                     parse_methods(",".join(methods)), "cpu")
+    if len(spec.settings()) * seeds > MAX_PAGE_RUNS:
+        raise ConfigError("grid", f"{len(spec.settings())} settings × {seeds} seeds",
+                          f"at most {MAX_PAGE_RUNS} runs from the page (use the command line "
+                          "for more: python -m engine sweep)")
+    return spec
+
+
+def run_form() -> None:
+    """A small grid run here, with a progress bar (every cell within the server's guard)."""
+    with st.expander("Run a small sweep here", expanded=False), st.form("sweep_form"):
+        names = list(PRESETS)
+        preset = st.selectbox("base preset", names, index=names.index("quick-parity"))
+        g1 = st.text_input("grid 1", "k=1,3,5", help="a setting and its values")
+        g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4")
+        fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000")
+        seeds = st.number_input("seeds", 1, 5, 2)
+        methods = st.multiselect("methods", METHODS, ["network", "ntk"])
+        go = st.form_submit_button("Run sweep")
+    if not go:
+        return
+    try:
+        spec = spec_from_form(preset, [g1, g2], fixed, int(seeds), methods)
+        bar = st.progress(0.0, text="checking every cell against the server's limits")
+        path = _tmpdir() / f"page-{len(st.session_state.get(SESSION_KEY, {}))}.sqlite"
+
+        def tick(i: int, n: int, rows: list[dict]) -> None:
+            bar.progress(i / n, text=f"{i} / {n} runs done")
+
+        res = run_sweep(spec, str(path), on_unit=tick)
+    except ConfigError as err:
+        st.error(f"Cannot run this sweep: {err}", icon=":material/block:")
+        return
+    remember(f"this session: {' × '.join(n for n, _ in spec.axes)} ({res['rows']} rows)", path)
+    st.success(f"{res['written']} rows in {res['seconds']:.1f} s")
