@@ -4,7 +4,7 @@ class FEPlayer {
     this.hooks = hooks || {};
     this.store = null; this.cur = 0; this.playing = false; this.waitStep = false;
     this.opt = {speed: 20, colour: "cosine", smooth: 0, theme: "light", present: false};
-    this.draws = 0; this.followEdge = false;
+    this.draws = 0; FEPlayer.made = (FEPlayer.made || 0) + 1;
     this.build(root);
     this.resize = new ResizeObserver(() => this.draw());
     this.resize.observe(this.root);
@@ -44,7 +44,7 @@ class FEPlayer {
   }
 
   select(bar, title, items, key) {
-    const lab = FE.el("label", "fe-sel", title + " "), s = FE.el("select");
+    const lab = FE.el("label", "fe-sel", title + " "), s = FE.el("select", "fe-" + key);
     for (const [v, t] of items) { const o = FE.el("option", null, t); o.value = v; s.appendChild(o); }
     s.onchange = () => {
       this.opt[key] = key === "colour" ? s.value : +s.value;
@@ -120,7 +120,7 @@ class FEPlayer {
       if (target !== this.cur) this.seek(target); else this.acc = 0;
     }
     if (this.cur >= st.n - 1 && (st.done || st.error)) return this.pause();
-    this.draw(true);
+    this.draw();
     requestAnimationFrame((t) => this.tick(t));
   }
 
@@ -134,12 +134,16 @@ class FEPlayer {
       step: this.store.s.step[this.cur] || 0});
   }
 
-  draw(statusOnly) {
+  draw() {
     const st = this.store;
     if (!st || !st.n) return;
-    if (statusOnly && this.drawnAt === this.cur && this.drawnN === st.n) return;
-    this.drawnAt = this.cur; this.drawnN = st.n;
     const i = Math.min(this.cur, st.n - 1), th = FE.THEMES[this.opt.theme] || FE.THEMES.light;
+    // Skip a redraw that would paint the same picture (the component is called on every rerun).
+    const sig = [i, st.n, st.done, st.error, this.playing, this.waitStep, JSON.stringify(this.opt),
+      this.root.clientWidth, this.root.clientHeight].join("|");
+    if (sig === this.sig) return;
+    this.sig = sig;
+    const t0 = performance.now();
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt);
     for (const k of ["acc", "align", "grad"]) {
@@ -153,18 +157,22 @@ class FEPlayer {
       : st.done ? "all " + T + " steps computed; play, scrub and replay run in your browser"
         : "computed " + (st.n - 1) + " of " + T + " steps" + (this.playing || this.waitStep ? " · computing…" : "");
     this.narr.innerHTML = st.text[i];
-    this.draws++; this.root.dataset.draws = this.draws;
+    this.draws++; this.root.dataset.draws = this.draws; this.root.dataset.made = FEPlayer.made;
+    this.root.dataset.drawMs = (performance.now() - t0).toFixed(1);
   }
 
   static keys() {
     if (FEPlayer.keysOn) return;
     FEPlayer.keysOn = true;
     document.addEventListener("keydown", (e) => {
-      const p = FEPlayer.active, t = e.target && e.target.tagName;
+      // Only keys meant for the page or the player: a focused slider, box or button elsewhere
+      // keeps its own keys (→ on the p_o slider must not step the run).
+      const p = FEPlayer.active, t = e.target;
       if (!p || !p.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (t === "INPUT" && e.target.type !== "range" || t === "TEXTAREA" || t === "SELECT") return;
+      const mine = t === document.body || t === document.documentElement || p.root.contains(t);
+      if (!mine || t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range")) return;
       const act = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset"}[e.key];
-      if (!act || (t === "INPUT" && act !== "play")) return;
+      if (!act) return;
       e.preventDefault(); p.act(act);
     });
   }
