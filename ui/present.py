@@ -61,19 +61,22 @@ def mode() -> Mode:
     return Mode(bool(st.session_state[PRESENT_KEY]), st.session_state[THEME_KEY] or "light")
 
 
+def copy_link() -> None:
+    """The Copy-link button (app.py draws it above every page)."""
+    _copy_link(key="copy_link")
+
+
 def header(m: Mode, title: str) -> None:
-    """Title row: the title, Copy link, the presentation toggle and (in it) the theme switch."""
+    """Title row: the title, the presentation toggle and (in it) the theme switch."""
     if m.on:
         _style(m)
-    cols = st.columns([5, 1.3, 1.6, 1.4] if m.on else [6, 1.3, 1.6], vertical_alignment="center")
+    cols = st.columns([5, 1.6, 1.4] if m.on else [6, 1.6], vertical_alignment="center")
     cols[0].markdown(f"## {title}" if m.on else f"# {title}")
-    with cols[1]:
-        _copy_link(key="copy_link")
-    cols[2].toggle("Presentation mode", key=PRESENT_KEY,
+    cols[1].toggle("Presentation mode", key=PRESENT_KEY,
                    help="no sidebar, large type, map and accuracy side by side; keys: space = "
                         "play/pause, → = step, ← = back, R = reset")
     if m.on:
-        cols[3].segmented_control("Theme", THEMES, key=THEME_KEY, label_visibility="collapsed")
+        cols[2].segmented_control("Theme", THEMES, key=THEME_KEY, label_visibility="collapsed")
 
 
 def _style(m: Mode) -> None:
