@@ -51,9 +51,9 @@ class ReferenceResult:
     seconds: float = 0.0
 
 
-def _evaluate(w, b, a, x, y, truncated):
+def _evaluate(w, b, a, c, x, y, truncated):
     with torch.no_grad():
-        g = smoothed_activation(x @ w.T + b, 0.0, truncated) @ a
+        g = smoothed_activation(x @ w.T + b, 0.0, truncated) @ a + (0.0 if c is None else c)
         margin = y * g
         acc = (margin > 0).float().mean() + 0.5 * (margin == 0).float().mean()
         return float((1.0 - margin).clamp_min(0.0).mean()), float(acc)
@@ -73,20 +73,24 @@ def train_reference(cfg: Config, steps: int | None = None, device: str = "cpu",
     y = torch.as_tensor(ds.y_train, dtype=torch.float32, device=dev)
     x_test = torch.as_tensor(ds.z_test, dtype=torch.float32, device=dev)
     y_test = torch.as_tensor(ds.y_test, dtype=torch.float32, device=dev)
-    w, b, a = (p0.q.to(dev).clone(), p0.b.to(dev).clone(), p0.a.to(dev).clone())
+    theta = {"w": p0.q.to(dev).clone(), "b": p0.b.to(dev).clone(), "a": p0.a.to(dev).clone()}
     truth = torch.as_tensor(ds.truth, dtype=torch.float32, device=dev)
     gen = torch.Generator().manual_seed(cfg.seed * 104729 + 3)  # the engine's batch order
     order, cursor = np.empty(0, dtype=np.int64), 0
-    velocity: dict[str, torch.Tensor] = {}
+    state: dict = {}  # momentum / Adam moments per parameter
+    avg: dict = {}  # running average of the iterates (the reported model) when the stage averages
     out = ReferenceResult()
     n = x.shape[0]
 
     def record(t, loss=float("nan")):
         row = {"step": t, "loss": loss}
         if probes:
-            row["train_loss"], row["train_acc"] = _evaluate(w, b, a, x, y, schedule.truncated)
-            row["test_loss"], row["test_acc"] = _evaluate(w, b, a, x_test, y_test,
+            rep = avg or theta
+            args = (rep["w"], rep["b"], rep["a"], rep.get("c"))
+            row["train_loss"], row["train_acc"] = _evaluate(*args, x, y, schedule.truncated)
+            row["test_loss"], row["test_acc"] = _evaluate(*args, x_test, y_test,
                                                           schedule.truncated)
+            w = rep["w"]
             cos = (w @ truth) / (w.norm(dim=1) * truth.norm()).clamp_min(1e-30)
             row["cos_max"] = float(cos.max())
         out.steps.append(row)
@@ -104,32 +108,54 @@ def train_reference(cfg: Config, steps: int | None = None, device: str = "cpu",
             idx = torch.as_tensor(order[cursor:cursor + cfg.batch], device=dev)
             cursor += cfg.batch
             xb, yb = x[idx], y[idx]
-        params = [w.requires_grad_(True), b.requires_grad_(True), a.requires_grad_(True)]
-        g = smoothed_activation(xb @ w.T + b, sp.xi, schedule.truncated) @ a
+        if sp.intercept and "c" not in theta:
+            theta["c"] = torch.zeros((), device=dev)
+        names = list(theta)
+        params = [theta[k].requires_grad_(True) for k in names]
+        g = smoothed_activation(xb @ theta["w"].T + theta["b"], sp.xi, schedule.truncated) \
+            @ theta["a"] + theta.get("c", 0.0)
         loss = (1.0 - yb * g).clamp_min(0.0).mean()
-        grads = torch.autograd.grad(loss, params)
+        grads = dict(zip(names, torch.autograd.grad(loss, params), strict=True))
+        lam = {"w": sp.lam_w, "b": 0.0, "a": sp.lam_a, "c": 0.0}
+        eta = _eta(sp, t, cfg.T)
         with torch.no_grad():
-            new = []
-            for name, value, grad, lam in (("w", w, grads[0], sp.lam_w), ("b", b, grads[1], 0.0),
-                                           ("a", a, grads[2], sp.lam_a)):
-                new.append(_update(name, value.detach(), grad, lam, sp, velocity))
-            w, b, a = new
+            theta = {k: _update(k, theta[k].detach(), grads[k], lam[k], sp, eta, state, cfg.d)
+                     for k in names}
+            if sp.ema > 0:
+                avg = {k: v.clone() if k not in avg else sp.ema * avg[k] + (1 - sp.ema) * v
+                       for k, v in theta.items()}
         record(t, float(loss.detach()))
-    out.w, out.b, out.a = w.detach(), b.detach(), a.detach()
+    rep = avg or theta  # the reported model, as the engine's Run.params
+    out.w, out.b, out.a = rep["w"].detach(), rep["b"].detach(), rep["a"].detach()
     out.seconds = time.perf_counter() - t_start
     return out
 
 
-def _update(name, value, grad, lam, sp, velocity):
-    """θ - η(∇L + 2λθ), the regulariser's factor formed in float64 (λ = 1/(2η) wipes θ), or
-    SGD with momentum for the standard schedule: the same rule as engine.trainer."""
+def _eta(sp, t, T):
+    """η at step t: constant, or the cosine decay over steps 3…T."""
+    if sp.decay != "cosine" or t <= 2 or T <= 3:
+        return sp.eta
+    return sp.eta * 0.5 * (1.0 + math.cos(math.pi * (t - 3) / (T - 3)))
+
+
+def _update(name, value, grad, lam, sp, eta, state, d):
+    """The engine's rules written out: SGD θ·(1 − 2ηλ) − η∇ (the factor formed in float64;
+    λ = 1/(2η) wipes θ; step 1 may keep keep_w·w), SGD with momentum, or Adam with decoupled
+    decay and one second moment per neuron (the mean of ∇² over the d inputs) for w."""
+    keep = sp.keep_w if (name == "w" and sp.keep_w is not None) else 1.0 - 2.0 * eta * lam
+    keep = 0.0 if abs(keep) < 1e-12 else keep
+    if sp.optimizer == "adam":
+        sq = (grad * grad).sum(1, keepdim=True) / d if name == "w" else grad * grad
+        m, v, k = state.get(name, (torch.zeros_like(grad), torch.zeros_like(sq), 0))
+        m, v, k = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * sq, k + 1
+        state[name] = (m, v, k)
+        return value * keep - eta * (m / (1 - 0.9**k)) / ((v / (1 - 0.999**k)).sqrt() + 1e-8)
     if sp.momentum > 0:
         step = grad + 2 * lam * value
-        if name in velocity:
-            step = sp.momentum * velocity[name] + step
-        velocity[name] = step
-        return value - sp.eta * step
-    decay = 1.0 - 2.0 * sp.eta * lam
-    if abs(decay) < 1e-12:
-        return -sp.eta * grad
-    return value * decay - sp.eta * grad
+        if name in state:
+            step = sp.momentum * state[name] + step
+        state[name] = step
+        return value - eta * step
+    if keep == 0.0:
+        return -eta * grad
+    return value * keep - eta * grad

@@ -10,7 +10,7 @@ import torch
 
 from .network import Params, activation, margin_sums
 from .run import FREEZE_AFTER, Run, Snapshot, World, check_finite
-from .trainer import Trainer
+from .trainer import Optimizer, Trainer, step_size
 
 METHODS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure",
            "ntk_no_structure", "rf_no_structure")
@@ -51,6 +51,8 @@ class NTKRun:
                                      torch.zeros_like(p0.b))
         # the same seeded batch order as the network's trainer
         self._batcher = Trainer(p0, world.data, world.schedule, world.cfg.batch, world.cfg.seed, 0)
+        self._opt = Optimizer(world.schedule.dim)
+        self.dc: torch.Tensor | None = None  # output intercept of the classifier stage
         probe = world.data.z_train[:4096]
         act, slope = tangent_parts(p0, probe, world.schedule.truncated)
         sq = (act**2).sum(1) + (slope**2).sum(1) * ((probe**2).sum(1) + 1.0)
@@ -71,8 +73,10 @@ class NTKRun:
     def outputs(self, z: torch.Tensor) -> torch.Tensor:
         """f(x) for coordinates z."""
         act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
-        lin = torch.addmm(self.db, z, self.dq.T)
-        return (act @ self.da + (slope * lin).sum(1)) / self.kappa
+        da, dq, db, dc = self.reported()
+        lin = torch.addmm(db, z, dq.T)
+        out = (act @ da + (slope * lin).sum(1)) / self.kappa
+        return out if dc is None else out + dc
 
     def step(self) -> Snapshot:
         """One mini-batch hinge-loss step on the linearised model."""
@@ -84,18 +88,36 @@ class NTKRun:
         act, slope = tangent_parts(self.p0, z, self.world.schedule.truncated)
         lin = torch.addmm(self.db, z, self.dq.T).mul_(slope)
         f = torch.addmv(lin.sum(1), act, self.da).div_(self.kappa)
+        if self.dc is not None:
+            f = f + self.dc
         active = (y * f <= 1.0).to(z.dtype)
         r = -(y * active) / (z.shape[0] * self.kappa)
+        cw = self.world.schedule.at(self.t).class_weights  # the network's weighting at step t
+        if cw is not None:
+            r = r * torch.where(y > 0, cw[0], cw[1])
         # ∂/∂dq_i = Σ_n slope_ni r_n x_n and ∂/∂db_i = Σ_n slope_ni r_n in one matmul
         k_ext = slope.T @ torch.cat([z * r[:, None], r[:, None]], dim=1)
         grads = (act.T @ r, k_ext[:, :-1], k_ext[:, -1])
-        decay = 1.0 - 2.0 * sp.eta * sp.lam_a
-        self.da = self.da * decay - sp.eta * grads[0]
-        self.dq = self.dq * decay - sp.eta * grads[1]
-        self.db = self.db * decay - sp.eta * grads[2]
+        # the network's classifier-stage rule (optimizer, decay, averaging) on θ - θ₀
+        eta, opt = step_size(sp, self.t, self.T), self._opt
+        self.da = opt.move("a", self.da, grads[0], sp.lam_a, sp, eta)
+        self.dq = opt.move("dq", self.dq, grads[1], sp.lam_a, sp, eta)
+        self.db = opt.move("db", self.db, grads[2], sp.lam_a, sp, eta)
+        if sp.intercept:  # the same output intercept as the network's classifier stage
+            dc = torch.zeros((), dtype=z.dtype, device=z.device) if self.dc is None else self.dc
+            self.dc = opt.move("c", dc, r.sum() * self.kappa, 0.0, sp, eta)
+        opt.average(Params(self.dq, self.db, self.da, c=self.dc), sp.ema)
         loss = float((1 - y * f).clamp_min(0).mean())
         check_finite(self.t, loss, Params(self.dq, self.db, self.da), _G(grads))
         return self._record()
+
+    def reported(self) -> tuple:
+        """(da, dq, db, dc) of the reported model: the running average when the stage averages
+        (dc, the output intercept, is None when the stage trains none)."""
+        avg = self._opt.avg
+        if avg is None:
+            return self.da, self.dq, self.db, self.dc
+        return avg.a, avg.q, avg.b, avg.c
 
     def __iter__(self):
         while not self.done:
@@ -107,8 +129,10 @@ class NTKRun:
         z = self.world.evaluator.probe_z
         if self._lin is None:
             self._lin = torch.empty_like(act)
-        lin = torch.addmm(self.db, z, self.dq.T, out=self._lin).mul_(slope)
-        return torch.addmv(lin.sum(1), act, self.da).div_(self.kappa)
+        da, dq, db, dc = self.reported()
+        lin = torch.addmm(db, z, dq.T, out=self._lin).mul_(slope)
+        out = torch.addmv(lin.sum(1), act, da).div_(self.kappa)
+        return out if dc is None else out.add_(dc)
 
     def _record(self) -> Snapshot:
         ev, d = self.world.evaluator, self.world.data

@@ -36,7 +36,7 @@ class Spec:
         if self.choices:
             return "one of " + ", ".join(str(c) for c in self.choices)
         if self.kind is bool:
-            return "true or false"
+            return "true or false" + (" (or 'auto')" if self.optional else "")
         lo = "(" if self.open_lo else "["
         hi = ")" if self.open_hi else "]"
         lo_v = "-inf" if self.lo is None else _fmt(self.lo)
@@ -57,6 +57,8 @@ LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
 CLASSIFIERS = ("schedule", "logreg")
+OPTIMIZERS = ("auto", "adam", "sgd")
+DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 
 # The single source of truth for every setting. Names follow the paper's symbols.
@@ -93,6 +95,9 @@ SPECS: dict[str, Spec] = {
     "batch": Spec(int, 1, 1_000_000, group="steps", label="batch",
                   help="mini-batch size for steps t > 2"),
     "eta1": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽¹⁾"),
+    "nu1": Spec(float, 0, 1e6, optional=True, group="steps", label="ν⁽¹⁾",
+                help="step 1 keeps the initial weights: w⁽¹⁾ = η⁽¹⁾(ν⁽¹⁾w⁽⁰⁾ - ∇L), i.e. "
+                     "λ_w⁽¹⁾ = 1/(2η⁽¹⁾) - ν⁽¹⁾/2; 0 = Lemma 23's full reset"),
     "lam_w1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽¹⁾"),
     "lam_a1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽¹⁾"),
     "xi1": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽¹⁾"),
@@ -104,7 +109,20 @@ SPECS: dict[str, Spec] = {
     "lam": Spec(float, 0, 1e12, optional=True, group="steps", label="λ"),
     "xi": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ"),
     "momentum": Spec(float, 0, 1, open_hi=True, optional=True, group="steps",
-                     label="momentum", help="SGD momentum (standard schedule)"),
+                     label="momentum", help="SGD momentum of the classifier stage (every step "
+                     "of the standard schedule); needs optimizer=sgd"),
+    "optimizer": Spec(str, choices=OPTIMIZERS, group="steps", label="optimizer (t > 2)",
+                      help="classifier stage: adam (paper schedule's default) or plain sgd "
+                           "(the theory's step); auto = the schedule's choice"),
+    "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
+                help="the reported model averages the classifier stage's iterates "
+                     "(exponential moving average with this β; 0 = last iterate)"),
+    "intercept": Spec(bool, optional=True, group="steps", label="output intercept (t > 2)",
+                      help="the classifier stage also trains c in g = Σ a_i σ_i + c, for every "
+                           "method (a linear classifier's usual intercept); auto = on for the "
+                           "paper schedule, off for theory and standard"),
+    "lr_decay": Spec(str, choices=DECAYS, group="steps", label="η decay (t > 2)",
+                     help="classifier-stage step size: constant or cosine-decayed to 0 at T"),
     "balance": Spec(str, choices=BALANCES, group="steps", label="class weights",
                     help="weighted loss α_v = 1/(2Pr[y=v]) for unbalanced classes (App. F): "
                          "in steps 1-2, in every step, or off"),
@@ -151,6 +169,7 @@ class Config:
     T: int = 600
     batch: int = 1000
     eta1: float | None = None
+    nu1: float | None = None
     lam_w1: float | None = None
     lam_a1: float | None = None
     xi1: float | None = None
@@ -162,6 +181,10 @@ class Config:
     lam: float | None = None
     xi: float | None = None
     momentum: float | None = None
+    optimizer: str = "auto"
+    ema: float | None = None
+    lr_decay: str = "auto"
+    intercept: bool | None = None
     balance: str = "steps12"
     classifier: str = "schedule"
     sigma_r: float = 1.0
@@ -287,8 +310,23 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
     if cfg.scenario == "real":
         parse_pair(cfg.pair)
+    _check_stage_settings(cfg)
     _check_classes(cfg)
     return cfg
+
+
+def stage_optimizer(cfg: Config) -> str:
+    """The classifier stage's optimizer: the setting, or the schedule's own (adam for paper)."""
+    if cfg.optimizer != "auto":
+        return cfg.optimizer
+    return "adam" if cfg.schedule == "paper" else "sgd"
+
+
+def _check_stage_settings(cfg: Config) -> None:
+    """Settings that name a stage apply to it only: momentum belongs to SGD steps."""
+    if cfg.momentum and stage_optimizer(cfg) == "adam":
+        raise ConfigError("momentum", cfg.momentum, "auto or 0 while the classifier stage uses "
+                          "Adam (set optimizer=sgd to use SGD momentum)")
 
 
 def _check_interval(cfg: Config) -> None:

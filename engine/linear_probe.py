@@ -12,11 +12,15 @@ C_GRID = (0.01, 0.1, 1.0, 10.0)
 
 
 def frozen_features(p: Params, z: torch.Tensor, truncated: bool, chunk: int = 16384) -> np.ndarray:
-    """σ(⟨w_i, x⟩ + b_i) for every neuron (twins with identical w, b give one column each)."""
+    """σ(⟨w_i, x⟩ + b_i) for every neuron, in float64 (twins give one column each).
+
+    float64 because the step-1 features differ from σ(b_i) by ⟨w⁽¹⁾, x⟩ ≈ 1e-9: float32
+    would round each neuron's feature to a handful of distinct values."""
+    q, b = p.q.double(), p.b.double()
     out = []
     for i in range(0, z.shape[0], chunk):
-        pre = torch.addmm(p.b, z[i:i + chunk], p.q.T)
-        out.append((pre.clamp(0, 1) if truncated else pre.clamp_min(0)).float().cpu().numpy())
+        pre = torch.addmm(b, z[i:i + chunk].double(), q.T)
+        out.append((pre.clamp(0, 1) if truncated else pre.clamp_min(0)).cpu().numpy())
     return np.concatenate(out)
 
 

@@ -36,10 +36,13 @@ class Params:
     a: torch.Tensor  # 2m
     perp: torch.Tensor | None = None  # 2m×d off-basis part of the initial weights
     perp_scale: float = 1.0
+    c: torch.Tensor | None = None  # output intercept (classifier stage only; None = 0)
 
     def clone(self) -> Params:
         """Deep copy (perp is never modified, so it is shared)."""
-        return Params(self.q.clone(), self.b.clone(), self.a.clone(), self.perp, self.perp_scale)
+        c = None if self.c is None else self.c.clone()
+        return Params(self.q.clone(), self.b.clone(), self.a.clone(), self.perp,
+                      self.perp_scale, c)
 
     def sq_norms(self) -> torch.Tensor:
         """‖w_i‖² including the off-basis part."""
@@ -113,7 +116,8 @@ def forward(p: Params, z: torch.Tensor, xi: float = 0.0, truncated: bool = True)
     """Outputs g(x), activations and their derivatives for coordinates z (n×r)."""
     pre = torch.addmm(p.b, z, p.q.T)
     act, der = activation(pre, xi, truncated)
-    return act @ p.a, act, der
+    out = act @ p.a
+    return (out if p.c is None else out + p.c), act, der
 
 
 def predict(p: Params, z: torch.Tensor, truncated: bool = True, chunk: int = 16384):
@@ -133,7 +137,7 @@ def predict(p: Params, z: torch.Tensor, truncated: bool = True, chunk: int = 163
         pre = torch.addmm(b, zc, qt, out=buf)
         act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
         torch.mv(act, a, out=out[i:i + chunk])
-    return out
+    return out if p.c is None else out.add_(p.c)
 
 
 @dataclass
@@ -145,6 +149,7 @@ class Grads:
     a: torch.Tensor
     loss: float
     hinge_active: float
+    c: torch.Tensor | None = None  # ∂L/∂c of the output intercept (when the network has one)
 
 
 def _twins(p: Params) -> bool:
@@ -186,6 +191,7 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
     ga = torch.zeros(units, dtype=dt, device=dev)
     k_ext = torch.zeros(units, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
     loss_sum = torch.zeros((), dtype=dt, device=dev)
+    gc = torch.zeros((), dtype=dt, device=dev)
     active_sum = torch.zeros((), dtype=dt, device=dev)
     pre_buf = work = rhs = None
     inv_n = 1.0 / n
@@ -205,7 +211,10 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
         else:
             der = (pre > 0).to(dt)
             act = pre.clamp_min_(0.0)
-        margin = torch.mv(act, a_fwd).mul_(yc)
+        margin = torch.mv(act, a_fwd)
+        if p.c is not None:
+            margin.add_(p.c)
+        margin.mul_(yc)
         active = margin <= 1.0
         hinge = (1.0 - margin).clamp_min_(0.0)
         r = torch.where(active, yc, 0.0).mul_(-inv_n)  # ∂L/∂g per sample
@@ -215,6 +224,7 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
             r.mul_(alpha)
         loss_sum += hinge.sum()
         active_sum += active.sum()
+        gc += r.sum()
         ga.addmv_(act.T, r)
         if train_first:
             torch.mul(zc, r[:, None], out=rhs[:, :-1])
@@ -227,11 +237,12 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
     if twins:
         ga = torch.cat([ga, ga])
     if not train_first:
-        return Grads(torch.zeros_like(p.q), torch.zeros_like(p.b), ga, loss, hinge_active)
+        return Grads(torch.zeros_like(p.q), torch.zeros_like(p.b), ga, loss, hinge_active, gc)
     if twins:
         k_ext = torch.cat([k_ext, k_ext])
     scaled = k_ext * p.a[:, None]
-    return Grads(scaled[:, :-1].contiguous(), scaled[:, -1].contiguous(), ga, loss, hinge_active)
+    return Grads(scaled[:, :-1].contiguous(), scaled[:, -1].contiguous(), ga, loss, hinge_active,
+                 gc)
 
 
 def hinge_loss_acc(p: Params, z: torch.Tensor, y: torch.Tensor, truncated: bool = True):

@@ -162,7 +162,10 @@ class Evaluator:
         if _twins(p):  # fold twin pairs so the symmetric init gives g = 0 exactly
             h = a.shape[0] // 2
             feats, a = feats[:, :h], a[:h] + a[h:]
-        margin = torch.mv(feats, a).mul_(self.probe_y)
+        margin = torch.mv(feats, a)
+        if p.c is not None:
+            margin.add_(p.c)
+        margin.mul_(self.probe_y)
         k = self.n_probe_train
         tr, te = margin_sums(margin[:k]) / k, margin_sums(margin[k:]) / (len(margin) - k)
         return torch.cat([tr, te])
@@ -170,8 +173,10 @@ class Evaluator:
     def _full_eval(self, p: Params) -> torch.Tensor:
         # Methods that share a start (network, RF, One/Two Step) meet the same state at
         # steps 0-2: reuse the whole-set result when (q, b, a) are exactly equal.
-        for q, b, a, res in self._full:
-            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a):
+        c = torch.zeros(()) if p.c is None else p.c.cpu()
+        for q, b, a, c_, res in self._full:
+            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a) \
+                    and torch.equal(c_, c):
                 return res
         d = self.data
         res = []
@@ -179,7 +184,7 @@ class Evaluator:
             margin = predict(p, z, self.truncated).mul_(y)
             res.append(margin_sums(margin) / len(margin))
         out = torch.cat(res)
-        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), out)]
+        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), c.clone(), out)]
         return out
 
     def accuracy(self, p: Params, full: bool) -> tuple[float, float, float, float]:
@@ -332,8 +337,8 @@ class Run:
 
     @property
     def params(self) -> Params:
-        """The current network parameters."""
-        return self.trainer.p
+        """The reported network parameters (the running average when the schedule averages)."""
+        return self.trainer.eval_params
 
     def step(self) -> Snapshot:
         """Advance one step and measure; raises DivergenceError on NaN/Inf."""
@@ -364,7 +369,7 @@ class Run:
             yield self.step()
 
     def _record(self, g: Grads | None, a_prev) -> Snapshot:
-        t, p, ev = self.t, self.trainer.p, self.world.evaluator
+        t, p, ev = self.t, self.trainer.eval_params, self.world.evaluator
         full = t <= 2 or t >= self.T
         snap = ev.snapshot(p, t, self.world.schedule, self.T, g, a_prev, full)
         ident = (*_ident(p), p.perp_scale)

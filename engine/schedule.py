@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .config import Config
+from .config import Config, stage_optimizer
 from .data import Stats
 
 
@@ -19,6 +19,11 @@ class StepParams:
     full_batch: bool
     momentum: float = 0.0
     class_weights: tuple[float, float] | None = None  # (α_+, α_-) of the weighted loss
+    keep_w: float | None = None  # factor on the old w (None: the decay 1 - 2ηλ_w)
+    optimizer: str = "sgd"  # "sgd" (θ - η∇) or "adam" (Adam's direction, decoupled decay)
+    ema: float = 0.0  # the reported model is an exponential average of the iterates (0: off)
+    decay: str = "constant"  # step size over the stage: constant or cosine to 0 at T
+    intercept: bool = False  # train an output intercept c (g = Σ a_i σ_i + c) in this stage
 
     def to_dict(self) -> dict:
         """Plain dict for reports."""
@@ -34,6 +39,8 @@ class Schedule:
     later: StepParams
     truncated: bool  # truncated ReLU min(1, max(z, 0)) vs plain ReLU
     symmetric_init: bool  # the paper's unbiased init (twins with a_{m+i} = -a_i)
+    T: int = 0  # total steps (for a decaying classifier-stage step size)
+    dim: int = 1  # input dimension d (the first layer's Adam second moment is a mean over d)
 
     def at(self, t: int) -> StepParams:
         """Parameters of step t (1-based)."""
@@ -47,7 +54,7 @@ class Schedule:
         """Plain dict for reports."""
         return {"step1": self.step1.to_dict(), "step2": self.step2.to_dict(),
                 "later": self.later.to_dict(), "truncated": self.truncated,
-                "symmetric_init": self.symmetric_init}
+                "symmetric_init": self.symmetric_init, "T": self.T, "dim": self.dim}
 
 
 def init_scales(cfg: Config, st: Stats) -> tuple[float, float, float]:
@@ -66,9 +73,10 @@ def theory_defaults(cfg: Config, st: Stats) -> dict[str, float]:
         eta1, xi12 = gamma**2 * st.sigma2 / (k * m**3), 1.0 / k**2
     else:
         eta1, xi12 = gamma**2 * st.sigma / (k * m**3), 1.0 / k**1.5
-    return {"eta1": eta1, "lam_w1": 1 / (2 * eta1), "lam_a1": 0.0, "xi1": xi12,
+    return {"eta1": eta1, "nu1": 0.0, "lam_w1": 1 / (2 * eta1), "lam_a1": 0.0, "xi1": xi12,
             "eta2": 1.0, "lam_w2": 0.5, "lam_a2": 0.5, "xi2": xi12,
-            "eta": k**2 / (T * m ** (1 / 3)), "lam": 0.0, "xi": 0.0, "momentum": 0.0}
+            "eta": k**2 / (T * m ** (1 / 3)), "lam": 0.0, "xi": 0.0, "momentum": 0.0,
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
 
 
 def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
@@ -84,14 +92,23 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     """
     out = theory_defaults(cfg.replace(theory="lemma23"), st)
     eta2 = paper_eta2(cfg, st)
-    out.update(eta2=eta2, lam_w2=1 / (2 * eta2), lam_a2=1 / (2 * eta2),
-               eta=PAPER_ETA, lam=PAPER_LAM)
+    eta1 = cfg.eta1 if cfg.eta1 is not None else out["eta1"]
+    nu1 = cfg.nu1 if cfg.nu1 is not None else PAPER_NU1
+    out.update(nu1=nu1, lam_w1=1 / (2 * eta1) - nu1 / 2, eta2=eta2, lam_w2=1 / (2 * eta2),
+               lam_a2=1 / (2 * eta2), eta=PAPER_ETA if stage_optimizer(cfg) == "adam" else
+               PAPER_SGD_ETA, lam=PAPER_LAM, optimizer=PAPER_OPT,
+               ema=PAPER_EMA, lr_decay=PAPER_DECAY, intercept=True)
     return out
 
 
 PAPER_PRE_RMS = 2 / 3  # target RMS of ⟨w⁽²⁾, x⟩ along Σ_A M: inside the truncation's ramp (0, 1)
-PAPER_ETA = 0.5
+PAPER_NU1 = 0.0817  # calibrated once, on Table 1's One Step cosine 0.848 (README)
+PAPER_ETA = 0.05  # Adam's step size in the classifier stage
+PAPER_SGD_ETA = 0.5  # plain SGD's step there (optimizer=sgd), the previous default
 PAPER_LAM = 1e-4
+PAPER_OPT = "adam"
+PAPER_EMA = 0.95
+PAPER_DECAY = "constant"
 
 
 def paper_eta2(cfg: Config, st: Stats) -> float:
@@ -112,15 +129,16 @@ def paper_eta2(cfg: Config, st: Stats) -> float:
 def standard_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     """Typical practice: every step is a mini-batch SGD step with momentum, no regulariser."""
     p = {"eta": 0.02, "lam": 0.0, "xi": 0.0, "momentum": 0.95}
-    return {**p, "eta1": p["eta"], "lam_w1": 0.0, "lam_a1": 0.0, "xi1": 0.0,
-            "eta2": p["eta"], "lam_w2": 0.0, "lam_a2": 0.0, "xi2": 0.0}
+    return {**p, "eta1": p["eta"], "nu1": 0.0, "lam_w1": 0.0, "lam_a1": 0.0, "xi1": 0.0,
+            "eta2": p["eta"], "lam_w2": 0.0, "lam_a2": 0.0, "xi2": 0.0,
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
 
 
 def resolved_values(cfg: Config, st: Stats) -> dict[str, float]:
     """Every step-size field: the schedule's default unless the config overrides it."""
     base = {"paper": paper_defaults, "theory": theory_defaults,
             "standard": standard_defaults}[cfg.schedule](cfg, st)
-    return {key: (getattr(cfg, key) if getattr(cfg, key) is not None else val)
+    return {key: (val if getattr(cfg, key) in (None, "auto") else getattr(cfg, key))
             for key, val in base.items()}
 
 
@@ -137,12 +155,20 @@ def build_schedule(cfg: Config, st: Stats) -> Schedule:
     v = resolved_values(cfg, st)
     std = cfg.schedule == "standard"
     mom = v["momentum"]
+    early_mom = mom if std else 0.0  # momentum names the SGD stage, never the paper's steps 1-2
     cw = class_weights(st.pos_frac) if cfg.balance != "off" else None
     late_cw = cw if cfg.balance == "all" else None
+    # an explicit λ_w⁽¹⁾ wins; otherwise step 1 keeps ν⁽¹⁾η⁽¹⁾·w⁽⁰⁾ (0 = Lemma 23's reset)
+    keep1 = v["eta1"] * v["nu1"] if cfg.lam_w1 is None and v["nu1"] > 0 and not std else None
     return Schedule(
-        step1=StepParams(v["eta1"], v["lam_w1"], v["lam_a1"], v["xi1"], not std, mom, cw),
-        step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, mom, cw),
-        later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom, late_cw),
+        step1=StepParams(v["eta1"], v["lam_w1"], v["lam_a1"], v["xi1"], not std, early_mom, cw,
+                         keep_w=keep1),
+        step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, early_mom, cw),
+        later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom, late_cw,
+                         optimizer=v["optimizer"], ema=v["ema"], decay=v["lr_decay"],
+                         intercept=bool(v["intercept"])),
         truncated=not std,
         symmetric_init=not std,
+        T=cfg.T,
+        dim=cfg.d,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +65,7 @@ class Trainer:
         self.batch, self.freeze_after, self.t = batch, freeze_after, 0
         self._gen = torch.Generator().manual_seed(seed * 104729 + 3)
         self._order, self._cursor = np.empty(0, dtype=np.int64), 0
-        self._vel: dict[str, torch.Tensor | float] = {}
+        self.opt = Optimizer(schedule.dim)
 
     def params_at(self, t: int) -> tuple[StepParams, bool]:
         """Step parameters at step t and whether the first layer trains."""
@@ -111,27 +112,93 @@ class Trainer:
         return g
 
     def _apply(self, g: Grads, sp: StepParams, train_first: bool) -> None:
-        p = self.p
-        p.a = self._move("a", p.a, g.a, sp.lam_a, sp)
-        if not train_first:
-            return
-        p.q = self._move("q", p.q, g.q, sp.lam_w, sp)
-        p.b = self._move("b", p.b, g.b, 0.0, sp)  # b is not regularised
-        if p.perp is not None:
-            p.perp_scale = float(self._move("perp", p.perp_scale, 0.0, sp.lam_w, sp))
+        p, eta, opt = self.p, step_size(sp, self.t, self.schedule.T), self.opt
+        p.a = opt.move("a", p.a, g.a, sp.lam_a, sp, eta)
+        if sp.intercept and g.c is not None:  # the classifier stage's output intercept
+            p.c = opt.move("c", torch.zeros_like(g.c) if p.c is None else p.c, g.c, 0.0, sp, eta)
+        if train_first:
+            p.q = opt.move("q", p.q, g.q, sp.lam_w, sp, eta)
+            p.b = opt.move("b", p.b, g.b, 0.0, sp, eta)  # b is not regularised
+            if p.perp is not None:  # no loss gradient off the span: only the decay acts
+                p.perp_scale = float(p.perp_scale * opt.keep(sp.lam_w, sp, eta, "q"))
+        opt.average(p, sp.ema, train_first)
 
-    def _move(self, key: str, value, grad, lam: float, sp: StepParams):
-        """value - η(grad + 2λ·value); the decay factor is formed in float64 first, so that
-        λ = 1/(2η) wipes the old value exactly instead of leaving float32 rounding residue
+    @property
+    def eval_params(self) -> Params:
+        """The parameters that are reported: the running average when the stage averages."""
+        return self.opt.avg if self.opt.avg is not None else self.p
+
+
+def step_size(sp: StepParams, t: int, T: int) -> float:
+    """η at step t: constant, or cosine-decayed to 0 over the classifier stage (t = 3…T)."""
+    if sp.decay != "cosine" or t <= 2 or T <= 3:
+        return sp.eta
+    return sp.eta * 0.5 * (1.0 + math.cos(math.pi * (t - 3) / (T - 3)))
+
+
+class Optimizer:
+    """Update rules of one parameter set: SGD (optionally with momentum) or Adam, each with the
+    paper's ℓ2 decay, and an exponential average of the iterates for reporting."""
+
+    def __init__(self, dim: int = 1):
+        self._state: dict = {}  # momentum or Adam moments per parameter name
+        self.avg: Params | None = None  # running average of the classifier stage's iterates
+        self.dim = dim  # input dimension d: the first layer's second moment is per neuron
+
+    @staticmethod
+    def keep(lam: float, sp: StepParams, eta: float, key: str) -> float:
+        """Factor on the old value: keep_w for w when given, else 1 - 2ηλ; formed in float64 so
+        that λ = 1/(2η) wipes the old value exactly instead of leaving float32 rounding residue
         that would swamp the tiny step-1 weights (|w⁽¹⁾| ≈ 1e-9 at the paper's sizes)."""
+        if key == "q" and sp.keep_w is not None:
+            return sp.keep_w
+        keep = 1.0 - 2.0 * eta * lam
+        return 0.0 if abs(keep) < 1e-12 else keep
+
+    def move(self, key: str, value, grad, lam: float, sp: StepParams, eta: float):
+        """value·keep - η·direction: the gradient (with momentum) or Adam's direction."""
+        if sp.optimizer == "adam":  # decoupled decay, as AdamW: the ℓ2 term is not rescaled
+            return value * self.keep(lam, sp, eta, key) - eta * self._adam(key, grad)
         if sp.momentum > 0:
-            vel = self._vel.get(key)
+            vel = self._state.get(key)
             grad = grad + 2 * lam * value
             grad = grad if vel is None else sp.momentum * vel + grad
-            self._vel[key] = grad
-            return value - sp.eta * grad
-        decay = 1.0 - 2.0 * sp.eta * lam
-        decay = 0.0 if abs(decay) < 1e-12 else decay
-        if decay == 0.0:
-            return -sp.eta * grad
-        return value * decay - sp.eta * grad
+            self._state[key] = grad
+            return value - eta * grad
+        keep = self.keep(lam, sp, eta, key)
+        return -eta * grad if keep == 0.0 else value * keep - eta * grad
+
+    def _adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:
+        """Adam's bias-corrected direction m̂/(√v̂ + ε) (β = 0.9, 0.999; Kingma & Ba defaults).
+
+        For the first layer (a matrix, one row per neuron) v̂ is one number per neuron, the mean
+        squared gradient over the d input coordinates: per-coordinate Adam would depend on the
+        basis the weights are written in, and the pattern-space path's basis is the unknown
+        dictionary M. Per neuron, both paths take the same step and M is never used."""
+        rowwise = grad.dim() == 2
+        sq = grad.pow(2).sum(1, keepdim=True).div_(self.dim) if rowwise else grad * grad
+        m, v, n = self._state.get(key, (torch.zeros_like(grad), torch.zeros_like(sq), 0))
+        m.mul_(0.9).add_(grad, alpha=0.1)
+        v.mul_(0.999).add_(sq, alpha=0.001)
+        n += 1
+        self._state[key] = (m, v, n)
+        return (m / (1 - 0.9**n)) / ((v / (1 - 0.999**n)).sqrt_().add_(1e-8))
+
+    def average(self, p: Params, beta: float, train_first: bool = True) -> None:
+        """Fold the new iterate into the running average (started at the first averaged step);
+        a frozen first layer is shared, not averaged, so it stays bitwise what was frozen."""
+        if beta <= 0.0:
+            return
+        if self.avg is None:
+            self.avg = p.clone()
+        elif train_first:
+            for name in ("q", "b", "a"):
+                getattr(self.avg, name).mul_(beta).add_(getattr(p, name), alpha=1.0 - beta)
+            self.avg.perp_scale = beta * self.avg.perp_scale + (1.0 - beta) * p.perp_scale
+        else:
+            self.avg.a.mul_(beta).add_(p.a, alpha=1.0 - beta)
+        if p.c is not None:
+            self.avg.c = p.c.clone() if self.avg.c is None else \
+                self.avg.c.mul_(beta).add_(p.c, alpha=1.0 - beta)
+        if not train_first:
+            self.avg.q, self.avg.b, self.avg.perp_scale = p.q, p.b, p.perp_scale

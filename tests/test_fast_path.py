@@ -56,13 +56,15 @@ def test_every_snapshot_probe_agrees(both_runs):
         np.testing.assert_allclose(a.b, b.b, rtol=1e-3, atol=1e-5 * np.abs(a.b).max())
         if a.step > 0:
             assert a.hinge_active == pytest.approx(b.hinge_active, abs=2e-3)
-        # after the reset of step 1 the weights lie in span(M): both paths see no off-span part
+        # step 1 keeps ν⁽¹⁾η⁽¹⁾ of the initial weights (off-span part included); after the reset
+        # of step 2 the weights lie in span(M): both paths see no off-span part
         w_rms = float(np.sqrt((a.weights ** 2).sum(1).mean())) if a.weights is not None else 1
-        if a.step >= 1:
+        if a.step >= 2:
             assert a.off_span == 0.0
             assert b.off_span < 1e-5 * max(w_rms, 1e-30) or b.off_span < 1e-12
         else:
-            assert a.off_span == pytest.approx(b.off_span, rel=1e-4)
+            assert a.off_span > 0
+            assert a.off_span == pytest.approx(b.off_span, rel=1e-3)
 
 
 def test_gradient_decomposition_agrees(both_runs):
@@ -88,7 +90,7 @@ def test_kept_weights_rebuilt_in_d_space_agree(both_runs):
     kept = 0
     for a, b in zip(pat.history, inp.history, strict=True):
         assert (a.weights is None) == (b.weights is None)
-        if a.weights is None or a.step == 0:  # step 0 also has the off-basis part (perp)
+        if a.weights is None or a.step <= 1:  # steps 0-1 also have the off-basis part (perp)
             continue
         assert a.weights.shape == (2 * TINY["m"], TINY["D"])
         assert b.weights.shape == (2 * TINY["m"], TINY["d"])

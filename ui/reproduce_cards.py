@@ -44,8 +44,9 @@ FIGURES = (
     Figure("Figure 2 / 6 — MDS of the neuron weights, parity",
            "The first-layer weights w_i at initialisation, after one step and after two, "
            "mapped by cosine similarity, with the red star Σ_A M and the orange star −Σ_A M.",
-           "A shapeless cloud at step 0; after step 1 neurons gather towards ±Σ_A M by the "
-           "sign of a_i; after step 2 they sit almost on the stars (cos ≈ 0.997).",
+           "A shapeless cloud at step 0; after step 1 a few neurons lean onto ±Σ_A M, by the "
+           "sign of a_i, while most of the cloud is still away (the paper's One Step cos "
+           "0.848); after step 2 they sit on the stars (cos ≈ 0.997).",
            "paper-parity", EXPLORE),
     Figure("Figure 7 / 8 — interval labeling: curves and MDS",
            "y = +1 iff the count of relevant patterns lies in [20, 30]; k = 30, m = 100, T = 200.",

@@ -34,9 +34,10 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
 PRESETS = [
     Preset("dm-sparse-parity", "Sparse parity (Daniely & Malach)",
            "x ∈ {±1/√n}^n with n = 100, k = 5: half uniform, half with the bits of A all equal; "
-           "y = parity of A. One step already aligns neurons with Σ_A e_j (cos ≈ 0.9); the "
-           "random-features baseline stays far below the network.",
+           "y = parity of A. DM's step 1 is a full reset (η₁ = 1, λ₁ = 1/2), so ν⁽¹⁾ = 0 here: one "
+           "step already aligns neurons with Σ_A e_j; the random-features baseline stays far "
+           "below the network.",
            "DM Thm 3 / §2.2 of paper-spec (P 1072–1087)",
            {"scenario": SCENARIO, "d": 100, "D": 100, "k": 5, "p_o": 0.5, "n": 20000,
-            "n_test": 5000, "m": 200, "T": 300}),
+            "n_test": 5000, "m": 200, "T": 300, "nu1": 0.0}),
 ]

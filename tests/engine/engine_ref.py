@@ -67,3 +67,11 @@ def rel_err(got, want) -> float:
                            else want)
     got, want = got.double(), want.double()
     return float((got - want).norm() / want.norm().clamp_min(1e-300))
+
+
+def max_drop_after(acc: list[float], level: float = 0.95) -> float:
+    """Largest fall between consecutive steps after the first step at or above `level`."""
+    first = next((i for i, a in enumerate(acc) if a >= level), None)
+    if first is None:
+        return 0.0
+    return max([acc[i] - acc[i + 1] for i in range(first, len(acc) - 1)] + [0.0])

@@ -68,8 +68,9 @@ def test_ntk_run_is_linear_in_the_tangent_features(tiny_world):
     assert run.t == 5
     z = tiny_world.data.z_test[:200]
     feats = ntk_features(tiny_world.init, z).double()
-    theta = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
-    want = feats @ theta / run.kappa
+    da, dq, db, dc = run.reported()  # the reported model (the running average of the iterates)
+    theta = torch.cat([da, dq.reshape(-1), db]).double()
+    want = feats @ theta / run.kappa + (0.0 if dc is None else float(dc))
     got = run.outputs(z).double()
     assert float(got.abs().max()) > 0
     torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5 * float(want.abs().max()))
@@ -82,7 +83,8 @@ def test_ntk_run_is_linear_in_the_tangent_features(tiny_world):
 def test_full_batch_ntk_step_is_the_hinge_subgradient_step(tiny_cfg):
     """With batch = n, the first step from f ≡ 0 (every hinge active) moves θ − θ₀ by
     η/(nκ) Σ_n y_n ∇g(x_n; θ₀)."""
-    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n), device="cpu")
+    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n, optimizer="sgd", ema=0.0),
+                        device="cpu")
     run = NTKRun(world)
     run.step()
     d = world.data
@@ -91,6 +93,30 @@ def test_full_batch_ntk_step_is_the_hinge_subgradient_step(tiny_cfg):
     want = eta / (d.z_train.shape[0] * run.kappa) * (d.y_train.double() @ feats)
     got = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
     assert rel_err(got, want) < 1e-5
+
+
+def test_full_batch_ntk_adam_step_is_adams_first_step(tiny_cfg):
+    """The paper schedule's classifier stage is Adam: its first step is -η·ĝ/(√v̂ + ε) with
+    v̂ = ĝ² for a and b (η·sign) and, for the first layer, one v̂ per neuron: the mean of ĝ²
+    over the d input coordinates. The reported model starts the running average there."""
+    world = build_world(tiny_cfg.replace(batch=tiny_cfg.n), device="cpu")
+    assert world.schedule.later.optimizer == "adam" and world.schedule.later.ema > 0
+    run = NTKRun(world)
+    run.step()
+    d, m2 = world.data, world.init.a.shape[0]
+    feats = ntk_features(world.init, d.z_train).double()
+    grad = -(d.y_train.double() @ feats) / (d.z_train.shape[0] * run.kappa)  # all hinges active
+    ga, gq, gb = grad[:m2], grad[m2:-m2].reshape(m2, -1), grad[-m2:]
+    eta, eps = world.schedule.later.eta, 1e-8
+    rms = (gq.pow(2).sum(1, keepdim=True) / tiny_cfg.d).sqrt()
+    want = torch.cat([-eta * ga / (ga.abs() + eps), (-eta * gq / (rms + eps)).reshape(-1),
+                      -eta * gb / (gb.abs() + eps)])
+    got = torch.cat([run.da, run.dq.reshape(-1), run.db]).double()
+    assert rel_err(got, want) < 1e-4
+    da, dq, db, dc = run.reported()
+    assert torch.equal(torch.cat([da, dq.reshape(-1), db]).double(), got)
+    # the intercept's first step is -η·sign(∂L/∂c), ∂L/∂c = -mean(y) at f ≡ 0
+    assert float(dc) == pytest.approx(eta * float(torch.sign(d.y_train.mean())), rel=1e-4)
 
 
 @pytest.fixture(scope="module")

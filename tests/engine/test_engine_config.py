@@ -7,7 +7,7 @@ import pytest
 
 from engine.config import Config, ConfigError, coerce, diff, from_dict, label_set, validate
 from engine.data import population_stats
-from engine.schedule import build_schedule, init_scales
+from engine.schedule import PAPER_EMA, PAPER_NU1, build_schedule, init_scales
 
 
 def test_default_config_is_the_papers_parity_setting():
@@ -86,8 +86,20 @@ def test_paper_default_step_sizes_and_init_scales():
     assert lemma.truncated and lemma.symmetric_init
     assert lemma.step1.full_batch and lemma.step2.full_batch and not lemma.later.full_batch
     paper = build_schedule(cfg, st)
-    # the paper schedule keeps Lemma 23's step 1 and the reset λ = 1/(2η) in both steps
-    assert paper.step1 == lemma.step1
+    # the paper schedule keeps Lemma 23's η⁽¹⁾ and σ_ξ⁽¹⁾; its step 1 keeps ν⁽¹⁾η⁽¹⁾·w⁽⁰⁾
+    # (λ_w⁽¹⁾ = 1/(2η⁽¹⁾) − ν⁽¹⁾/2 instead of the full reset); step 2 resets with λ = 1/(2η)
+    assert (paper.step1.eta, paper.step1.xi, paper.step1.lam_a) == \
+        (lemma.step1.eta, lemma.step1.xi, lemma.step1.lam_a)
+    assert lemma.step1.keep_w is None and lemma.step1.lam_w == 1 / (2 * lemma.step1.eta)
+    assert paper.step1.keep_w == pytest.approx(PAPER_NU1 * lemma.step1.eta, rel=1e-12)
+    assert 1 - 2 * paper.step1.eta * paper.step1.lam_w == pytest.approx(paper.step1.keep_w,
+                                                                       rel=1e-6)
+    # momentum names the SGD stage only: it never touches the paper's steps 1-2
+    mom = build_schedule(cfg.replace(momentum=0.9, optimizer="sgd"), st)
+    assert mom.step1.momentum == mom.step2.momentum == 0.0 and mom.later.momentum == 0.9
+    # the classifier stage: Adam with iterate averaging (paper), plain SGD (theory)
+    assert (paper.later.optimizer, paper.later.ema) == ("adam", PAPER_EMA)
+    assert (lemma.later.optimizer, lemma.later.ema) == ("sgd", 0.0)
     assert paper.step2.lam_w == pytest.approx(1 / (2 * paper.step2.eta))
     assert paper.step2.lam_a == pytest.approx(1 / (2 * paper.step2.eta))
     assert paper.step2.xi == lemma.step2.xi

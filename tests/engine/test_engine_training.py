@@ -19,7 +19,7 @@ from engine.config import Config
 from engine.data import population_stats
 from engine.network import hinge_grads, predict
 from engine.run import DivergenceError, Run, build_world
-from engine.schedule import init_scales
+from engine.schedule import PAPER_NU1, init_scales
 
 
 def _ref_step_grads(world, p, xi):
@@ -122,37 +122,47 @@ def two_steps(tiny_world):
     return run, p0, p1, p2, s1, s2
 
 
-def test_step1_is_minus_eta_times_full_batch_gradient(tiny_world, two_steps):
+def test_step1_keeps_nu_eta_w0_and_takes_the_full_batch_gradient(tiny_world, two_steps):
+    """Paper schedule, step 1: w⁽¹⁾ = ν⁽¹⁾η⁽¹⁾·w⁽⁰⁾ − η⁽¹⁾∇L (λ_w⁽¹⁾ = 1/(2η⁽¹⁾) − ν⁽¹⁾/2)."""
     run, p0, p1, _, s1, _ = two_steps
     sched = tiny_world.schedule.step1
     assert sched.full_batch and sched.lam_a == 0.0
-    assert sched.lam_w == pytest.approx(1 / (2 * sched.eta), rel=1e-12)
+    keep = sched.keep_w
+    assert keep == pytest.approx(PAPER_NU1 * sched.eta, rel=1e-12) and keep > 0
+    assert sched.lam_w == pytest.approx(1 / (2 * sched.eta) - PAPER_NU1 / 2, rel=1e-12)
     gw, gb, ga, loss = _ref_step_grads(tiny_world, p0, sched.xi)
     assert loss == pytest.approx(1.0)
-    # the reset λ_w = 1/(2η) wipes the old weights, off-span part included
-    assert p1.perp_scale == 0.0
+    # the kept share of the initial weights, off-span part included
+    assert p1.perp_scale == pytest.approx(keep, rel=1e-12)
+    w0 = d_space_weights(p0, tiny_world.ds.basis)
     w1 = d_space_weights(p1, tiny_world.ds.basis)
-    assert rel_err(w1, -sched.eta * gw) < 1e-5
+    assert rel_err(w1, keep * w0 - sched.eta * gw) < 1e-5
+    # ... and both parts matter: neither the kept init nor the step is negligible
+    assert 0.1 < float((keep * w0).norm() / (sched.eta * gw).norm()) < 10
     # b is a plain gradient step, a has λ_a⁽¹⁾ = 0
     _assert_float32_step(p1.b, p0.b, -sched.eta * gb)
     _assert_float32_step(p1.a, p0.a, -sched.eta * ga)
     # ... and the engine's own closed-form gradient, applied verbatim
     d = tiny_world.data
     g = hinge_grads(p0, d.z_train, d.y_train, sched.xi, True)
-    assert rel_err(p1.q, -sched.eta * g.q.double()) < 1e-6
+    assert rel_err(p1.q, keep * p0.q.double() - sched.eta * g.q.double()) < 1e-6
     assert s1.hinge_active == 1.0
 
 
-def test_step1_twins_are_antipodal(tiny_world, two_steps):
-    """Paper-spec §3.6: w_{m+i}⁽¹⁾ = −w_i⁽¹⁾, b_i⁽¹⁾ − b_{m+i}⁽¹⁾ = −2η⁽¹⁾ ∂L/∂b_i and
-    a_i, a_{m+i} take equal steps."""
-    _, p0, p1, _, s1, _ = two_steps
-    m = tiny_world.cfg.m
-    eta = tiny_world.schedule.step1.eta
+def test_step1_twins_are_antipodal_under_the_full_reset(tiny_cfg):
+    """Paper-spec §3.6 (theory schedule, Lemma 23's reset): w_{m+i}⁽¹⁾ = −w_i⁽¹⁾,
+    b_i⁽¹⁾ − b_{m+i}⁽¹⁾ = −2η⁽¹⁾ ∂L/∂b_i and a_i, a_{m+i} take equal steps."""
+    world = build_world(tiny_cfg.replace(schedule="theory"), device="cpu", space="pattern")
+    run = Run(world, embed=False)
+    p0 = run.params.clone()
+    s1 = run.step()
+    p1 = run.params
+    m = world.cfg.m
+    eta = world.schedule.step1.eta
     scale = float(p1.q.abs().max())
     assert scale > 0
     assert float((p1.q[m:] + p1.q[:m]).abs().max()) <= 1e-6 * scale
-    _, gb, _, _ = _ref_step_grads(tiny_world, p0, tiny_world.schedule.step1.xi)
+    _, gb, _, _ = _ref_step_grads(world, p0, world.schedule.step1.xi)
     # b_i⁽¹⁾ + b_{m+i}⁽¹⁾ = 2b_i⁽⁰⁾ and b_i⁽¹⁾ − b_{m+i}⁽¹⁾ = −2η⁽¹⁾ ∂L/∂b_i (b_i⁽⁰⁾ = b_{m+i}⁽⁰⁾)
     _assert_float32_step(p1.b[:m], p1.b[m:], -2 * eta * gb[:m])
     _assert_float32_step(p1.b[:m] + p1.b[m:], p0.b[:m], p0.b[:m].double(), rel=1e-6)
@@ -163,6 +173,18 @@ def test_step1_twins_are_antipodal(tiny_world, two_steps):
     # the map is antipodal too: cos(w_{m+i}, Σ_A M) = −cos(w_i, Σ_A M)
     np.testing.assert_allclose(s1.cos[m:], -s1.cos[:m], atol=1e-6)
     assert s1.cos_max == pytest.approx(-s1.cos_min, abs=1e-6)
+
+
+def test_step1_twins_share_the_kept_init_and_split_by_the_gradient(tiny_world, two_steps):
+    """Paper schedule: twins start equal, so w_i⁽¹⁾ + w_{m+i}⁽¹⁾ = 2ν⁽¹⁾η⁽¹⁾w_i⁽⁰⁾ and their
+    gradient parts are antipodal (w_i⁽¹⁾ − w_{m+i}⁽¹⁾ = −2η⁽¹⁾∂L/∂w_i)."""
+    _, p0, p1, _, _, _ = two_steps
+    m, sched = tiny_world.cfg.m, tiny_world.schedule.step1
+    q0, q1 = p0.q.double(), p1.q.double()
+    assert rel_err(q1[:m] + q1[m:], 2 * sched.keep_w * q0[:m]) < 1e-5
+    d = tiny_world.data
+    g = hinge_grads(p0, d.z_train, d.y_train, sched.xi, True).q.double()
+    assert rel_err(q1[:m] - q1[m:], -2 * sched.eta * g[:m]) < 1e-5
 
 
 def test_step1_neurons_follow_sign_of_a0(tiny_world, two_steps):
@@ -300,16 +322,24 @@ def test_pattern_and_input_space_paths_agree(tiny_cfg, schedule):
     assert rel_err(w_inp, w_pat) < 1e-3
 
 
-def test_off_span_after_reset_is_zero_in_input_space(tiny_world_input):
+def test_off_span_is_kept_at_step1_and_wiped_at_step2_in_input_space(tiny_world_input):
+    """Step 1 keeps ν⁽¹⁾η⁽¹⁾ of the initial off-span part; step 2's reset wipes it."""
     run = Run(tiny_world_input, embed=False)
     M = torch.as_tensor(tiny_world_input.ds.M)
-    for _ in range(2):
+    w0 = run.params.q.double()
+    off0 = (w0 - (w0 @ M) @ M.T)
+    keep = tiny_world_input.schedule.step1.keep_w
+    for t in (1, 2):
         s = run.step()
         w = run.params.q.double()
-        true_off = float((w - (w @ M) @ M.T).pow(2).sum(1).mean().sqrt())
+        off = w - (w @ M) @ M.T
         w_rms = float(w.pow(2).sum(1).mean().sqrt())
-        assert true_off < 1e-5 * w_rms
-        assert s.off_span < 1e-5 * w_rms
+        if t == 1:
+            assert rel_err(off, keep * off0) < 1e-4
+            assert s.off_span > 0.05 * w_rms
+        else:
+            assert float(off.pow(2).sum(1).mean().sqrt()) < 1e-5 * w_rms
+            assert s.off_span < 1e-5 * w_rms
         assert s.grad["grad_offdict"] < 1e-5 * s.grad["grad_rel"]
 
 
@@ -328,7 +358,8 @@ def test_snapshot_accuracy_and_loss_match_direct_evaluation(tiny_cfg, monkeypatc
         w = d_space_weights(run.params, tiny_world.ds.basis)
         for x, y, acc, loss in ((x_tr, y_tr, s.train_acc, s.train_loss),
                                 (x_te, y_te, s.test_acc, s.test_loss)):
-            margin = y * ref_output(w, run.params.b.double(), run.params.a.double(), x)
+            c = 0.0 if run.params.c is None else float(run.params.c)  # output intercept
+            margin = y * (ref_output(w, run.params.b.double(), run.params.a.double(), x) + c)
             assert acc == pytest.approx(float((margin > 0).double().mean()), abs=2.5e-3)
             assert loss == pytest.approx(float((1 - margin).clamp_min(0).mean()), rel=1e-4)
         checked += 1

@@ -85,7 +85,7 @@ def test_hidden_representation_learns_and_aligns():
 
 
 def test_dm_sparse_parity_one_step_and_random_features():
-    cfg = preset_cfg("dm-sparse-parity", d=50, D=50, n=6000, n_test=2000, m=60, T=60,
+    cfg = preset_cfg("dm-sparse-parity", d=50, D=50, n=6000, n_test=2000, m=60, T=250,
                      batch=500)
     comp = Comparison(cfg, ("network", "rf"), device="cpu")
     comp.run_all()
