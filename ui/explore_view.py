@@ -8,8 +8,8 @@ import streamlit as st
 
 from engine.presets import PRESETS
 from engine.report import build_report, history_csv
-from ui import player_view
-from ui.state import AppState
+from ui import export, player_view
+from ui.state import AppState, summary_line
 
 DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
 
@@ -33,12 +33,22 @@ def view_params(state: AppState) -> dict[str, str]:
 def downloads(state: AppState) -> None:
     """Metrics CSV and report JSON (the CLI's schema) of the run so far."""
     csv, report, t = _export(state)
-    cols = st.columns(2)
+    cols = st.columns(4)
     cols[0].download_button("Metrics CSV", csv, file_name=f"explore-step{t}.csv",
                             mime="text/csv", icon=":material/download:", width="stretch")
     cols[1].download_button("Report JSON", report, file_name=f"explore-step{t}.json",
                             mime="application/json", icon=":material/download:",
                             width="stretch")
+    title = f"Feature emergence: {summary_line(state.run_cfg)} · T={state.run_cfg.T}"
+    cols[2].download_button("Offline player (HTML)", lambda: export.export_html(state, title),
+                            file_name=f"explore-step{t}.html", mime="text/html",
+                            icon=":material/slideshow:", width="stretch",
+                            help="one file with every frame and its own Play/scrub; opens "
+                                 "offline from a USB stick or a slide")
+    cols[3].download_button("Map animation (GIF)", lambda: export.export_gif(state),
+                            file_name=f"explore-map-step{t}.gif", mime="image/gif",
+                            icon=":material/animation:", width="stretch",
+                            help="the MDS map, one frame per step, the step number burnt in")
 
 
 def _export(state: AppState) -> tuple[str, str, int]:
