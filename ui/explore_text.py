@@ -47,7 +47,8 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
         before = history[i - 1] if i > 0 else snap
         gain = snap.frac_aligned - before.frac_aligned
         text = f"**After step 2:** {where}"
-        text += (f", {_pct(gain)} more than after step 1. " if gain > 0.005 else ". ")
+        text += (f", up from {_pct(before.frac_aligned)} after step 1. " if gain > 0.005
+                 else ". ")
         return text + (f"{acc}. These are the features the paper proves the network learns "
                        "(fixed features such as the NTK do not).")
     text = f"**Classifier stage, step {snap.step}** (t > 2): {acc}; {where}."

@@ -89,5 +89,8 @@ def _style(m: Mode) -> None:
     if m.theme == "dark":
         css += (f'.stApp,[data-testid="stHeader"]{{background:{DARK_BG} !important}}'
                 f'.stApp, .stApp p, .stApp h1, .stApp h2, .stApp label, .stApp span{{'
-                f'color:{DARK_FG} !important}}')
+                f'color:{DARK_FG} !important}}'
+                f'.stApp button{{background:#262730 !important;color:{DARK_FG} !important;'
+                'border-color:#4a5060 !important}'
+                '.stApp button[kind*="Active"]{background:#1f5fbf !important}')
     st.html(f"<style>{css}</style>")

@@ -60,7 +60,21 @@ class FEPlayer {
     this.smoothSel.value = this.opt.smooth;
     this.root.dataset.theme = this.opt.theme;
     this.root.classList.toggle("fe-present", !!this.opt.present);
+    this.fit();
     this.draw();
+  }
+
+  /* Presentation mode: the charts take the screen's height left above the narration. */
+  fit() {
+    if (!this.opt.present) { this.root.style.removeProperty("--fe-h"); return; }
+    if (!FEPlayer.fitOn) {
+      FEPlayer.fitOn = true;
+      window.addEventListener("resize", () => FEPlayer.active && FEPlayer.active.fit());
+    }
+    const grid = this.root.querySelector(".fe-grid");
+    const top = grid.getBoundingClientRect().top + window.scrollY;
+    const h = Math.max(300, Math.min(900, window.innerHeight - top - 130));
+    this.root.style.setProperty("--fe-h", h + "px");
   }
 
   setStore(store, startAt) {
@@ -144,6 +158,7 @@ class FEPlayer {
     if (sig === this.sig) return;
     this.sig = sig;
     const t0 = performance.now();
+    FE.setScale(this.opt.present ? 1.35 : 1);
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt);
     for (const k of ["acc", "align", "grad"]) {

@@ -10,6 +10,9 @@ const FE = (() => {
   const C = {blue: "#0072B2", verm: "#D55E00", orange: "#E69F00", sky: "#56B4E9",
     green: "#009E73", purple: "#CC79A7", grey: "#999999"};
   const SPEEDS = [1, 2, 5, 10, 20, 50, 100];
+  let scale = 1;  // canvas type size: larger in presentation mode
+  const F = (style, px) => (style ? style + " " : "") + Math.round(px * scale) + "px sans-serif";
+  const setScale = (k) => { scale = k; };
   const ALIGNED = 0.9;
 
   function bytes(b64) {
@@ -104,11 +107,11 @@ const FE = (() => {
     const [ctx, w, h] = fitCanvas(cv);
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     const m = st.meta, np = m.points, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
-    const top = 34, bottom = 30, side = 12;
+    const top = 34 * scale, bottom = 30 * scale, side = 12;
     const R = st.extent * 1.08, pw = w - 2 * side, ph = h - top - bottom;
     const k = Math.min(pw, ph) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
     const X = (j) => cx + pos[2 * j] * sc * k, Y = (j) => cy - pos[2 * j + 1] * sc * k;
-    ctx.fillStyle = th.fg; ctx.font = "600 15px sans-serif"; ctx.textBaseline = "top";
+    ctx.fillStyle = th.fg; ctx.font = F("600", 15); ctx.textBaseline = "top";
     ctx.fillText("MDS map of the neuron weights (cosine) — step " + st.s.step[i], side, 8);
     const cos = st.cos[i], sgn = st.sgn[i], bySign = opt.colour === "sign";
     ctx.globalAlpha = 0.85;
@@ -150,7 +153,7 @@ const FE = (() => {
   }
 
   function label(ctx, x, y, text, th, w) {
-    ctx.font = "600 13px sans-serif";
+    ctx.font = F("600", 13);
     const tw = ctx.measureText(text).width, x0 = Math.max(4, Math.min(w - tw - 10, x - tw / 2 - 4));
     ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(x0, y - 9, tw + 8, 18);
     ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.textBaseline = "middle";
@@ -158,7 +161,7 @@ const FE = (() => {
   }
 
   function drawMapLegend(ctx, w, h, bySign, th, m) {
-    ctx.font = "12px sans-serif"; ctx.textBaseline = "middle"; ctx.fillStyle = th.muted;
+    ctx.font = F("", 12); ctx.textBaseline = "middle"; ctx.fillStyle = th.muted;
     const y = h - 14;
     if (bySign) {
       ctx.fillStyle = C.blue; ctx.beginPath(); ctx.arc(16, y, 4, 0, 7); ctx.fill();
@@ -180,29 +183,29 @@ const FE = (() => {
   function drawSeries(cv, st, i, spec, th) {
     const [ctx, w, h] = fitCanvas(cv);
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    ctx.fillStyle = th.fg; ctx.font = "600 14px sans-serif"; ctx.textBaseline = "top";
+    ctx.fillStyle = th.fg; ctx.font = F("600", 14); ctx.textBaseline = "top";
     ctx.fillText(spec.title, 8, 6);
-    if (spec.sub) { ctx.font = "12px sans-serif"; ctx.fillStyle = th.muted; ctx.fillText(spec.sub, 8, 24); }
-    const top = spec.sub ? 44 : 30, bottom = 38, left = 42, right = 10;
+    if (spec.sub) { ctx.font = F("", 12); ctx.fillStyle = th.muted; ctx.fillText(spec.sub, 8, 24 * scale); }
+    const top = (spec.sub ? 44 : 30) * scale, bottom = 38 * scale, left = 42 * scale, right = 14;
     const T = st.meta.T, split = T >= 8, gap = 14;
     const lw = split ? Math.round((w - left - right) * 0.26) : 0;
     const panels = split ? [[left, left + lw, -0.3, 4.3], [left + lw + gap, w - right, 0, T]]
       : [[left, w - right, 0, Math.max(1, T)]];
     const y0 = h - bottom, y1 = top, Y = (v) => y0 - ((v - spec.lo) / (spec.hi - spec.lo)) * (y0 - y1);
-    ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
+    ctx.font = F("", 11); ctx.textBaseline = "middle";
     for (const v of spec.ticks) {
       ctx.strokeStyle = th.grid; ctx.lineWidth = 1; ctx.beginPath();
       ctx.moveTo(left, Y(v)); ctx.lineTo(w - right, Y(v)); ctx.stroke();
       ctx.fillStyle = th.muted; ctx.fillText(spec.fmt(v), 4, Y(v));
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
-    ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = "11px sans-serif";
+    ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
-    legend(ctx, spec.series, w - right, 14, th);
+    legend(ctx, spec.series, w - right, 14 * scale, th);
     if (spec.note) {
       const t = spec.note(st, i);
-      if (t) { ctx.fillStyle = th.fg; ctx.font = "italic 12px sans-serif"; ctx.textBaseline = "top";
+      if (t) { ctx.fillStyle = th.fg; ctx.font = F("italic", 12); ctx.textBaseline = "top";
         ctx.fillText(t, panels[panels.length - 1][0] + 6, top + 4); }
     }
   }
@@ -210,9 +213,11 @@ const FE = (() => {
   function drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1) {
     const X = (s) => a + ((s - lo) / (hi - lo)) * (b - a);
     ctx.strokeStyle = th.muted; ctx.lineWidth = 1; ctx.strokeRect(a, y1, b - a, y0 - y1);
-    ctx.fillStyle = th.muted; ctx.font = "11px sans-serif"; ctx.textBaseline = "top";
+    ctx.fillStyle = th.muted; ctx.font = F("", 11); ctx.textBaseline = "top";
     const ticks = hi - lo <= 6 ? [0, 1, 2, 3, 4] : niceTicks(0, hi, Math.max(2, Math.floor((b - a) / 60)));
-    for (const v of ticks) { ctx.fillText(String(v), X(v) - 3, y0 + 4); }
+    ctx.textAlign = "center";
+    for (const v of ticks) ctx.fillText(String(v), Math.min(X(v), b - 8), y0 + 4);
+    ctx.textAlign = "left";
     ctx.save(); ctx.beginPath(); ctx.rect(a, y1, b - a, y0 - y1); ctx.clip();
     for (const sx of [1, 2]) {
       ctx.strokeStyle = th.grid; ctx.setLineDash([2, 3]); ctx.beginPath();
@@ -250,7 +255,7 @@ const FE = (() => {
   }
 
   function legend(ctx, series, right, y, th) {
-    ctx.font = "12px sans-serif"; ctx.textBaseline = "middle";
+    ctx.font = F("", 12); ctx.textBaseline = "middle";
     let x = right;
     for (const se of [...series].reverse()) {
       if (!se.name) continue;
@@ -301,5 +306,5 @@ const FE = (() => {
     return count ? "gradient exactly zero at " + count + " of the steps so far (gaps)" : "";
   }
 
-  return {Store, el, drawMap, drawSeries, seriesSpecs, SPEEDS, THEMES, smooth, countOn};
+  return {setScale, Store, el, drawMap, drawSeries, seriesSpecs, SPEEDS, THEMES, smooth, countOn};
 })();
