@@ -123,3 +123,20 @@ def test_bad_url_value_warns(page: Page, server_log, wait_for_app) -> None:
     open_small(page, wait_for_app, k="abc")
     expect(page.get_by_text("k='abc' is not allowed", exact=False)).to_be_visible()
     expect(page.locator(EXCEPTION)).to_have_count(0)
+
+
+def test_presentation_mode_fits_map_accuracy_and_narration_on_one_screen(
+        page: Page, wait_for_app) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_small(page, wait_for_app, present="1", theme="dark")
+    expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
+    expect(page.locator(PLAYER)).to_have_attribute("data-theme", "dark")
+    for part in (".fe-map", ".fe-acc", ".fe-narr"):
+        box = page.locator(f"{PLAYER} {part}").bounding_box()
+        assert box and box["width"] > 200 and box["y"] >= 0, (part, box)
+        assert box["y"] + box["height"] <= 800, (part, box)  # nothing below the fold
+    assert page.locator(f"{PLAYER} .fe-map").bounding_box()["width"] > 500  # side by side
+    expect(page.locator(f"{PLAYER} .fe-align")).to_be_hidden()
+    page.locator("body").press("ArrowRight")  # → = one step, computed on demand
+    wait_step(page, 1)
+    assert "present=1" in page.url and "theme=dark" in page.url

@@ -150,7 +150,8 @@ def test_divergence_stops_with_a_message_and_the_history_kept():
     state(at).run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
     at = want(at, 10)
     assert "diverged" in player(at)["error"] and len(state(at).run.history) == 3
-    assert [b.label for b in at.get("download_button")] == ["Metrics CSV", "Report JSON"]
+    assert [b.label for b in at.get("download_button")] == [
+        "Metrics CSV", "Report JSON", "Offline player (HTML)", "Map animation (GIF)"]
 
 
 def test_server_limit_refuses_a_setting_and_keeps_the_run():
