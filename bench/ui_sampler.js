@@ -33,10 +33,15 @@
       const rec = (t) => { const p = player(); if (p) B.log.push([t, +p.dataset.step, +p.dataset.drawMs]);
         if (B.watching) requestAnimationFrame(rec); };
       requestAnimationFrame(rec);
-      document.addEventListener("pointerdown", (e) => {
-        if (e.target.closest && e.target.closest(".fe-play") && player().dataset.playing === "1")
-          B.clickAt = performance.now();
-      }, {capture: true, once: true});
+      if (!B.listening) {
+        B.listening = true;
+        document.addEventListener("pointerdown", (e) => {
+          const t = e.target.closest ? e.target : null;
+          if (t && t.closest(".fe-scrub")) B.scrubDown = performance.now();
+          if (t && t.closest(".fe-play") && player().dataset.playing === "1" && B.clickAt === null)
+            B.clickAt = performance.now();
+        }, {capture: true});
+      }
     },
     pauseLatency() {
       B.watching = false;
@@ -44,6 +49,9 @@
       for (let i = 1; i < B.log.length; i++)
         if (B.log[i][1] !== B.log[i - 1][1] && B.log[i][0] >= B.clickAt) last = B.log[i][0];
       return B.clickAt === null ? null : last - B.clickAt;
+    },
+    scrubLatency() {  // from the pointer press on the scrubber to the end of the redraw
+      return +player().dataset.drawT - B.scrubDown;
     },
     rate() {
       B.watching = false;

@@ -85,12 +85,6 @@ def compute(state: AppState, player: dict) -> int:
     return done
 
 
-def shown_index(state: AppState) -> int:
-    """History index on screen: the scrubber's, or the newest step."""
-    last = len(state.run.history) - 1
-    return last if state.scrub is None else min(state.scrub, last)
-
-
 def has_truth(state: AppState) -> bool:
     """False where the data has no single planted Σ_A M (mixtures, real data): no stars and
     no relevant/background split then."""

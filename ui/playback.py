@@ -82,10 +82,10 @@ def pack(state: AppState, start: int, stop: int) -> dict:
             "sign": _b64(np.concatenate(sign)) if sign else ""}
 
 
-def batch(state: AppState, run_id: str, start: int, limit: int = 200) -> dict:
+def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:
     """The component's data: the run's meta and the frames from `start` (at most `limit`)."""
     n = len(state.run.history)
     start = min(start, n)
     stop = min(n, start + limit)
-    return {"meta": meta(state, run_id), "start": start, "frames": pack(state, start, stop),
+    return {"meta": run_meta, "start": start, "frames": pack(state, start, stop),
             "done": state.run.done and stop == n, "error": state.error or ""}

@@ -82,7 +82,9 @@ def computing(state: AppState) -> bool:
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     """Send the frames the browser does not have yet (all of them after a reload)."""
     p = session(state)
-    data = playback.batch(state, p["id"], p["sent"])
+    if "meta" not in p:  # fixed over a run: built once
+        p["meta"] = playback.meta(state, p["id"])
+    data = playback.batch(state, p["meta"], p["sent"])
     p["sent"] = data["start"] + len(data["frames"]["step"])
     data.update(view=p["view"], theme=theme, present=present)
     _component(key=KEY, data=data, on_want_change=lambda: _on_want(state),

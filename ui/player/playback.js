@@ -113,8 +113,21 @@ class FEPlayer {
     if (st.done && this.cur >= st.n - 1) this.seek(0);
     this.playing = true; this.last = performance.now(); this.acc = 0;
     this.btn.play.textContent = "❚❚ Pause"; this.root.dataset.playing = "1";
-    if (!st.done) this.want(st.meta.T + 1);
+    this.wanted = 0; this.ahead();
     requestAnimationFrame((t) => this.tick(t));
+  }
+
+  /* Ask the server for frames a few seconds of playback ahead, not for the whole run at once:
+   * while a replay is far behind the computed edge the server stays idle (its CPU is the
+   * browser's on a small machine). Raised in steps, so a request is a rare event. */
+  ahead() {
+    const st = this.store, lead = Math.max(20, 6 * this.opt.speed);
+    if (st.done || st.error) return;
+    const need = Math.min(st.meta.T + 1, this.cur + lead);
+    if (need > this.wanted && (need >= st.n || !this.wanted)) {
+      this.wanted = Math.min(st.meta.T + 1, this.cur + 2 * lead);
+      this.want(Math.max(this.wanted, st.n));
+    }
   }
 
   pause(tell = true) {
@@ -134,6 +147,7 @@ class FEPlayer {
       if (target !== this.cur) this.seek(target); else this.acc = 0;
     }
     if (this.cur >= st.n - 1 && (st.done || st.error)) return this.pause();
+    this.ahead();
     this.draw();
     requestAnimationFrame((t) => this.tick(t));
   }
@@ -174,6 +188,7 @@ class FEPlayer {
     this.narr.innerHTML = st.text[i];
     this.draws++; this.root.dataset.draws = this.draws; this.root.dataset.made = FEPlayer.made;
     this.root.dataset.drawMs = (performance.now() - t0).toFixed(1);
+    this.root.dataset.drawT = performance.now();
   }
 
   static keys() {
