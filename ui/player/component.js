@@ -1,14 +1,14 @@
 /* Streamlit component (st.components.v2): one player per mount; frames arrive in batches. */
 const FE_STORES = (globalThis.FE_STORES = globalThis.FE_STORES || new Map());
-const FE_PLAYERS = (globalThis.FE_PLAYERS = globalThis.FE_PLAYERS || new WeakMap());
 
 export default function (component) {
   const {data, parentElement, setStateValue} = component;
-  let p = FE_PLAYERS.get(parentElement);
-  if (!p) {
-    p = new FEPlayer(parentElement, {});
-    FE_PLAYERS.set(parentElement, p);
-  }
+  // One player per page. When Streamlit remounts the component (a script run interrupted by
+  // the next one can do that), the same player (its canvases as drawn, its clock, Play) moves
+  // into the new container: no blank frame, no lost position.
+  let p = globalThis.FE_PLAYER;
+  if (!p) p = globalThis.FE_PLAYER = new FEPlayer(parentElement, {});
+  else if (p.root.parentElement !== parentElement) parentElement.appendChild(p.root);
   p.hooks = {
     want: (run, n) => setStateValue("want", {run: run, n: n}),
     view: (v) => setStateValue("view", v),
