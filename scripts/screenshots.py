@@ -151,7 +151,7 @@ def play_player(page, show_step: int | None, timeout_ms: float) -> None:
     page.select_option(".fe-player select.fe-speed", "100")
     page.click(".fe-player .fe-play")
     page.wait_for_function("""() => { const p = document.querySelector('.fe-player');
-        return p.dataset.playing === '0' && p.dataset.step === String(p.dataset.frames - 1)
+        return p && p.dataset.playing === '0' && p.dataset.step === String(p.dataset.frames - 1)
                && /all \\d+ steps computed/.test(p.textContent); }""", timeout=timeout_ms)
     page.select_option(".fe-player select.fe-speed", "20")
     if show_step is not None:
