@@ -79,14 +79,29 @@ def pause_ms(page) -> float:
     return page.evaluate("() => window.__feBench.pauseLatency()")
 
 
-def playback_fps(page, speed: int = 50, seconds: float = 3.0) -> dict:
-    """Replay computed frames from step 0 at `speed` steps/s: distinct steps drawn per second."""
+def playback_fps(page, timeout_s: float, speed: int = 50, frames: int = 151) -> dict:
+    """Replay computed frames from step 0 at `speed` steps/s: distinct steps drawn per second.
+
+    First plays until `frames` frames (or the whole run) are computed, so that the replay
+    measures the browser's drawing, not the server's training."""
+    if dataset(page).get("playing") != "1":
+        page.click(f"{PLAYER} .fe-play")
+    page.wait_for_function(
+        """n => { const p = document.querySelector('.fe-player');
+                  return p && (+p.dataset.frames >= n
+                               || /all \\d+ steps computed/.test(p.textContent)); }""",
+        arg=frames, timeout=timeout_s * 1000, polling=100)
+    if dataset(page).get("playing") == "1":
+        page.click(f"{PLAYER} .fe-play")
+    have = int(dataset(page)["frames"])
+    seconds = min(3.0, 0.9 * (have - 1) / speed)  # stop before the computed edge
     page.select_option(f"{PLAYER} select.fe-speed", str(speed))
     page.click(f"{PLAYER} .fe-reset")
     page.evaluate("() => window.__feBench.watch()")
     page.click(f"{PLAYER} .fe-play")
     page.wait_for_timeout(seconds * 1000)
     out = page.evaluate("() => window.__feBench.rate()")
+    out["frames_computed"] = have - 1
     if dataset(page).get("playing") == "1":
         page.click(f"{PLAYER} .fe-play")
     return out
@@ -115,7 +130,7 @@ def measure_one(page, url: str, args: argparse.Namespace) -> dict:
     firsts = [first_chart_s(page, args.timeout) for _ in range(args.changes)]
     blank = play_blank(page, args.play_s)
     pause = pause_ms(page)
-    fps = playback_fps(page)
+    fps = playback_fps(page, args.timeout)
     scrub = scrub_ms(page)
     return {"first_chart_s": firsts, "first_chart_median_s": statistics.median(firsts),
             "blank": blank, "pause_ms": pause, "playback": fps, "scrub_ms": scrub,

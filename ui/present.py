@@ -87,10 +87,12 @@ def _style(m: Mode) -> None:
            'padding:1.2rem 2rem 1rem 2rem !important}'
            '[data-testid="stMain"] p{font-size:1.15rem}')
     if m.theme == "dark":
-        css += (f'.stApp,[data-testid="stHeader"]{{background:{DARK_BG} !important}}'
+        # the header stays transparent: a solid one would cover the Copy-link row
+        css += (f'.stApp{{background:{DARK_BG} !important}}'
+                '[data-testid="stHeader"]{background:transparent !important}'
                 f'.stApp, .stApp p, .stApp h1, .stApp h2, .stApp label, .stApp span{{'
                 f'color:{DARK_FG} !important}}'
-                f'.stApp button{{background:#262730 !important;color:{DARK_FG} !important;'
-                'border-color:#4a5060 !important}'
+                f'.stApp button:not(.fe-play){{background:#262730 !important;'
+                f'color:{DARK_FG} !important;border-color:#4a5060 !important}}'
                 '.stApp button[kind*="Active"]{background:#1f5fbf !important}')
     st.html(f"<style>{css}</style>")
