@@ -38,6 +38,8 @@ def _on_want(state: AppState) -> None:
     p = session(state)
     if value.get("run") == p["id"]:
         p["want"] = int(value.get("n", 1))
+        # the browser says what it holds: frames sent but never seen go again
+        p["sent"] = min(p["sent"], int(value.get("have", p["sent"])))
 
 
 def _on_have(state: AppState) -> None:

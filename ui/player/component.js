@@ -10,7 +10,7 @@ export default function (component) {
   if (!p) p = globalThis.FE_PLAYER = new FEPlayer(parentElement, {});
   else if (p.root.parentElement !== parentElement) parentElement.appendChild(p.root);
   p.hooks = {
-    want: (run, n) => setStateValue("want", {run: run, n: n}),
+    want: (run, n, have) => setStateValue("want", {run: run, n: n, have: have, t: Date.now()}),
     view: (v) => setStateValue("view", v),
   };
   if (!data) return;

@@ -148,13 +148,20 @@ class FEPlayer {
     }
     if (this.cur >= st.n - 1 && (st.done || st.error)) return this.pause();
     this.ahead();
+    if (this.cur >= st.n - 1 && now - (this.asked || 0) > 2500) {
+      // waiting at the edge for a while: ask again, saying what we hold (a lost batch is resent)
+      this.asked = now; this.want(Math.max(this.wanted, st.n + 1));
+    }
     this.draw();
     requestAnimationFrame((t) => this.tick(t));
   }
 
   seek(i) { this.cur = i; this.scrub.value = i; this.draw(); }
 
-  want(n) { if (this.hooks.want) this.hooks.want(this.store.run, n); }
+  want(n) {
+    this.asked = performance.now();
+    if (this.hooks.want) this.hooks.want(this.store.run, n, this.store.n);
+  }
 
   sendView() {
     if (!this.hooks.view || !this.store) return;
