@@ -31,9 +31,9 @@ export default function (component) {
   p.setOptions({theme: data.theme || "light", present: !!data.present});
   if (data.start > st.n) {  // a batch went missing: ask for the frames from what we hold
     setStateValue("have", {run: st.run, n: st.n, t: Date.now()});
-  } else if (data.frames) {
-    st.append(data.frames, data.start);
+  } else {  // "done" only counts with every frame in hand, else Play would stop at the gap
+    if (data.frames) st.append(data.frames, data.start);
+    st.done = !!data.done; st.error = data.error || "";
   }
-  st.done = !!data.done; st.error = data.error || "";
   p.update();
 }
