@@ -165,7 +165,8 @@ class SessionResult:
 
 
 async def _counter(page) -> tuple[int, int] | None:
-    for text in await page.locator('[data-testid="stMain"] h4').all_inner_texts():
+    # the Explore player's label (the browser's own `step t / T`)
+    for text in await page.locator(".fe-player .fe-label").all_inner_texts():
         found = COUNTER.search(text)
         if found:
             return int(found.group(1)), int(found.group(2))
@@ -199,8 +200,7 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         # under load the first script run (drawing the data) can take minutes: click when idle
         await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                      timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
-        play = page.locator('[data-testid="stMain"]').get_by_role("button", name="Play",
-                                                                   exact=True)
+        play = page.locator(".fe-player .fe-play")
         await play.click(timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
         left = timeout_s - (time.monotonic() - t0)
         res.final = await _wait_counter(page, lambda c: c[0] == c[1], left)

@@ -1,15 +1,18 @@
-"""Dashboard latency in a real browser: first chart after a change of setting, updates during Play.
+"""The Explore player in a real browser: blank frames, playback rate, scrub, pause, first chart.
 
-    python -m bench.ui                      # the paper's default setting, 5 changes, 10 s of Play
-    python -m bench.ui --query "n=5000&T=60" --changes 3 --play-s 5
+    python -m bench.ui                          # the paper default and quick-parity
+    python -m bench.ui --query "preset=quick-parity" --play-s 8
 
 Starts `streamlit run app.py` (scripts/serve.py), opens Explore in headless system Chromium and
-measures, from the browser's side:
-  first chart  time from a key press on the p_o slider (0.50 → 0.51 → …) until the page shows the
-               new setting's summary, `step 0 / T` and a drawn MDS map titled "step 0"
-  updates/s    distinct `step t / T` values per second while playing (the counter, the map and the
-               charts are drawn by the same fragment run), over the whole window and after the
-               two full-batch steps
+measures from the browser's side, for each setting:
+  first chart   seconds from a key press on the p_o slider until the player holds the new run
+                and has drawn its step 0 (median of --changes presses)
+  blank frames  during Play, every 60 ms: each chart canvas that was drawn before is checked for
+                drawn pixels (and the player for being there); a frame is blank when any is empty
+  playback fps  distinct steps drawn per second while replaying computed frames at 50 steps/s
+                (from step 0; the player asks the server only for frames a few seconds ahead)
+  scrub         ms from the press on the scrubber until the new step is drawn (10 clicks)
+  pause         ms from the Pause click until the last change of the shown step
 Prints the figures and writes them as JSON to bench/results/ui-<date>.json.
 """
 
@@ -18,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
@@ -27,112 +29,154 @@ from pathlib import Path
 
 from scripts.serve import CHROMIUM_ARGS, ROOT, find_chromium, start_app, wait_for_app_run
 
-COUNTER = re.compile(r"step (\d+) / (\d+)")
-MAP_AT_STEP0_JS = """() => {
-  const chart = document.querySelector('[data-testid="stPlotlyChart"]');
-  const title = chart && chart.querySelector('.gtitle');
-  return !!(chart && chart.querySelector('.main-svg') && title
-            && /step 0\\b/.test(title.textContent));
-}"""
+PLAYER = ".fe-player"
+SAMPLER_JS = (Path(__file__).with_name("ui_sampler.js")).read_text()
 
 
-def counter(page) -> tuple[int, int] | None:
-    """(t, T) of the `step t / T` line, or None while it is not drawn."""
-    for text in page.locator('[data-testid="stMain"] h4').all_inner_texts():
-        found = COUNTER.search(text)
-        if found:
-            return int(found.group(1)), int(found.group(2))
-    return None
+def dataset(page) -> dict:
+    return page.eval_on_selector(PLAYER, "e => ({...e.dataset})")
 
 
-def first_chart_s(page, p_o: float, timeout_s: float) -> float:
-    """One p_o slider step; seconds until the new setting's step-0 map is drawn."""
-    main = page.locator('[data-testid="stMain"]')
-    main.get_by_role("button", name="Step", exact=True).click()  # the old map leaves step 0
-    deadline = time.monotonic() + timeout_s
-    while (counter(page) or (0,))[0] < 1 and time.monotonic() < deadline:
-        page.wait_for_timeout(20)
+def wait_player(page, timeout_s: float, old_run: str | None = None) -> None:
+    """Until the player holds a run other than old_run with step 0 drawn."""
+    page.wait_for_function(
+        """old => { const e = document.querySelector('.fe-player');
+                    return e && e.dataset.run && e.dataset.run !== old && +e.dataset.frames >= 1
+                           && e.dataset.step === '0'; }""",
+        arg=old_run or "", timeout=timeout_s * 1000, polling=10)
+
+
+def first_chart_s(page, timeout_s: float) -> float:
+    """One p_o slider step; seconds until the new run's step 0 is drawn."""
+    old = dataset(page)["run"]
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
     slider.focus()
     t0 = time.perf_counter()
     page.keyboard.press("ArrowRight")
-    main.get_by_text(f"p_o={p_o:g}").first.wait_for(state="visible", timeout=timeout_s * 1000)
-    page.wait_for_function(MAP_AT_STEP0_JS, timeout=timeout_s * 1000, polling=10)
+    wait_player(page, timeout_s, old)
     return time.perf_counter() - t0
 
 
-def cpu_s(match) -> float:
-    """CPU seconds (user + system) of the processes whose command line satisfies `match`."""
-    total, tick = 0.0, os.sysconf("SC_CLK_TCK")
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if match(cmd):
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+def play_blank(page, seconds: float) -> dict:
+    """Press Play; sample the charts every 80 ms; count blank samples."""
+    page.evaluate(SAMPLER_JS)
+    page.evaluate("() => window.__feBench.start(60)")
+    page.click(f"{PLAYER} .fe-play")
+    page.wait_for_timeout(seconds * 1000)
+    res = page.evaluate("() => window.__feBench.stop()")
+    res["frames_computed"] = int(dataset(page)["frames"]) - 1
+    return res
 
 
-def _is_server(cmd: str) -> bool:
-    return "streamlit run" in cmd
+def pause_ms(page) -> float:
+    """Play, click Pause, and measure until the shown step last changed."""
+    page.evaluate("() => window.__feBench.watch()")
+    if dataset(page).get("playing") != "1":
+        page.click(f"{PLAYER} .fe-play")
+    page.wait_for_timeout(700)
+    page.click(f"{PLAYER} .fe-play")  # now labelled Pause
+    page.wait_for_timeout(800)
+    return page.evaluate("() => window.__feBench.pauseLatency()")
 
 
-def _is_browser(cmd: str) -> bool:
-    return "chromium" in cmd
+def playback_fps(page, timeout_s: float, speed: int = 50, frames: int = 151) -> dict:
+    """Replay computed frames from step 0 at `speed` steps/s: distinct steps drawn per second.
+
+    First plays until `frames` frames (or the whole run) are computed, so that the replay
+    measures the browser's drawing, not the server's training."""
+    if dataset(page).get("playing") != "1":
+        page.click(f"{PLAYER} .fe-play")
+    page.wait_for_function(
+        """n => { const p = document.querySelector('.fe-player');
+                  return p && (+p.dataset.frames >= n
+                               || /all \\d+ steps computed/.test(p.textContent)); }""",
+        arg=frames, timeout=timeout_s * 1000, polling=100)
+    if dataset(page).get("playing") == "1":
+        page.click(f"{PLAYER} .fe-play")
+    have = int(dataset(page)["frames"])
+    seconds = min(3.0, 0.9 * (have - 1) / speed)  # stop before the computed edge
+    page.select_option(f"{PLAYER} select.fe-speed", str(speed))
+    page.click(f"{PLAYER} .fe-reset")
+    page.evaluate("() => window.__feBench.watch()")
+    page.click(f"{PLAYER} .fe-play")
+    page.wait_for_timeout(seconds * 1000)
+    out = page.evaluate("() => window.__feBench.rate()")
+    out["frames_computed"] = have - 1
+    if dataset(page).get("playing") == "1":
+        page.click(f"{PLAYER} .fe-play")
+    return out
 
 
-def play_updates(page, seconds: float) -> dict:
-    """Press Play; distinct counter values per second over `seconds`, and who used the CPU."""
-    cpu0 = (cpu_s(_is_server), cpu_s(_is_browser))
-    page.locator('[data-testid="stMain"]').get_by_role("button", name="Play", exact=True).click()
-    seen: list[tuple[float, int]] = []
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        now = counter(page)
-        if now and (not seen or now[0] != seen[-1][1]):
-            seen.append((time.perf_counter() - t0, now[0]))
-        page.wait_for_timeout(10)
-    cpu = (cpu_s(_is_server) - cpu0[0], cpu_s(_is_browser) - cpu0[1])
-    later = [t for t, step in seen if step > 2]
-    span = (later[-1] - later[0]) if len(later) > 1 else 0.0
-    times = [t for t, _ in seen]
-    return {"updates": len(seen), "updates_per_s": len(seen) / seconds,
-            "updates_per_s_after_step2": (len(later) - 1) / span if span else None,
-            "last_step": seen[-1][1] if seen else None,
-            "cpu_share": {"server": cpu[0] / seconds, "browser": cpu[1] / seconds},
-            "gaps_ms": [round(1000 * (b - a)) for a, b in zip(times, times[1:], strict=False)]}
+def scrub_ms(page, clicks: int = 10) -> list[float]:
+    """Click along the scrubber; ms from the press (in the page) until the new step was drawn."""
+    page.evaluate("() => window.__feBench.watch()")
+    box = page.locator(f"{PLAYER} .fe-scrub").bounding_box()
+    out = []
+    for k in range(clicks):
+        before = dataset(page)["step"]
+        x = box["x"] + box["width"] * (0.05 + 0.9 * ((k * 7) % clicks) / clicks)
+        page.mouse.click(x, box["y"] + box["height"] / 2)
+        page.wait_for_function("s => document.querySelector('.fe-player').dataset.step !== s",
+                               arg=before, timeout=5000, polling=5)
+        out.append(page.evaluate("() => window.__feBench.scrubLatency()"))
+        page.wait_for_timeout(150)
+    return out
+
+
+def measure_one(page, url: str, args: argparse.Namespace) -> dict:
+    page.goto(url)
+    wait_for_app_run(page, timeout_ms=args.timeout * 1000)
+    wait_player(page, args.timeout)
+    firsts = [first_chart_s(page, args.timeout) for _ in range(args.changes)]
+    blank = play_blank(page, args.play_s)
+    pause = pause_ms(page)
+    fps = playback_fps(page, args.timeout)
+    scrub = scrub_ms(page)
+    return {"first_chart_s": firsts, "first_chart_median_s": statistics.median(firsts),
+            "blank": blank, "pause_ms": pause, "playback": fps, "scrub_ms": scrub,
+            "scrub_median_ms": statistics.median(scrub), "scrub_max_ms": max(scrub)}
 
 
 def measure(args: argparse.Namespace) -> dict:
     from playwright.sync_api import sync_playwright
 
     server = start_app(extra_args=["--server.runOnSave", "false"])
+    out = {}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=find_chromium(), headless=True,
                                          args=list(CHROMIUM_ARGS))
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(server.url + "/" + (f"?{args.query}" if args.query else ""))
-            wait_for_app_run(page, timeout_ms=args.timeout * 1000)
-            page.wait_for_function(MAP_AT_STEP0_JS, timeout=args.timeout * 1000)
-            firsts = [first_chart_s(page, round(0.51 + 0.01 * i, 2), args.timeout)
-                      for i in range(args.changes)]
-            play = play_updates(page, args.play_s)
+            for query in args.query or ["", "preset=quick-parity"]:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                out[query or "(paper default)"] = measure_one(
+                    page, server.url + "/" + (f"?{query}" if query else ""), args)
+                page.close()
             browser.close()
     finally:
         server.stop()
-    return {"query": args.query or "(paper default)", "first_chart_s": firsts,
-            "first_chart_median_s": statistics.median(firsts), "play": play,
-            "load_avg": os.getloadavg(), "date": datetime.now().isoformat(timespec="seconds")}
+    return {"settings": out, "load_avg": os.getloadavg(),
+            "date": datetime.now().isoformat(timespec="seconds")}
+
+
+def report(res: dict) -> None:
+    print(f"load average {res['load_avg']}")
+    for name, r in res["settings"].items():
+        b, p = r["blank"], r["playback"]
+        print(f"{name}: first chart median {r['first_chart_median_s']:.2f} s "
+              f"({', '.join(f'{s:.2f}' for s in r['first_chart_s'])}); "
+              f"blank {b['blank']} of {b['samples']} samples during Play "
+              f"(reached step {b['last_step']}, {b['frames_computed']} computed); "
+              f"playback {p['fps']:.1f} frames/s at 50 steps/s "
+              f"(draw {p.get('draw_ms_median')} ms); "
+              f"scrub median {r['scrub_median_ms']:.0f} ms, max {r['scrub_max_ms']:.0f} ms; "
+              f"pause {r['pause_ms']} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--query", default="", help="URL query of the setting (default: paper's)")
+    ap.add_argument("--query", action="append", help="URL query of a setting (repeatable)")
     ap.add_argument("--changes", type=int, default=5, help="p_o changes to time")
-    ap.add_argument("--play-s", type=float, default=10.0, help="seconds of Play to sample")
+    ap.add_argument("--play-s", type=float, default=12.0, help="seconds of Play to sample")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per wait")
     ap.add_argument("--out", type=Path, default=None, help="JSON file (default bench/results/)")
     args = ap.parse_args(argv)
@@ -140,18 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         print("No system Chromium found (Debian: apt-get install chromium).", file=sys.stderr)
         return 1
     res = measure(args)
-    print(f"setting: {res['query']}   load average {res['load_avg']}")
-    print(f"first chart after a change: median {res['first_chart_median_s']:.2f} s "
-          f"({', '.join(f'{s:.2f}' for s in res['first_chart_s'])})")
-    p = res["play"]
-    after = p["updates_per_s_after_step2"]
-    print(f"Play: {p['updates']} updates in {args.play_s:g} s ({p['updates_per_s']:.1f}/s), "
-          f"{after:.1f}/s after step 2, reached step {p['last_step']}" if after else
-          f"Play: {p['updates']} updates in {args.play_s:g} s")
-    print(f"CPU during Play (cores busy): server {p['cpu_share']['server']:.2f}, "
-          f"browser {p['cpu_share']['browser']:.2f}")
     out = args.out or ROOT / "bench" / "results" / f"ui-{datetime.now():%Y-%m-%dT%H%M}.json"
     out.write_text(json.dumps(res, indent=1))
+    report(res)
     print(f"written {out}")
     return 0
 

@@ -17,8 +17,8 @@ from ui.compare_figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
     get_state,
+    preset_param,
     read_url,
-    share_link,
     show_url_warnings,
     summary_line,
     write_url,
@@ -48,9 +48,23 @@ def setting_row() -> None:
     tag = f" · preset **{preset.name}**" if preset else ""
     st.markdown(f"**Setting:** `{summary_line(state.cfg)}` · n={state.cfg.n:,} · "
                 f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
-    if state.preset is None:
+    if preset is not None:
+        paper_numbers(preset)
+    elif state.preset is None:
         st.caption("Pick a paper preset in the sidebar (Tables 1–5) to see the paper's numbers "
                    "beside ours.")
+
+
+def paper_numbers(preset) -> None:
+    """The paper's row of numbers for this preset, shown at once (ours join them when done)."""
+    rows = ["| | " + " | ".join(LABELS.get(m, m) for m in preset.paper) + " |",
+            "|---|" + "---|" * len(preset.paper)]
+    for key, name in (("train_acc", "train %"), ("test_acc", "test %"), ("cos", "cos")):
+        cells = [entry.get(key) for entry in preset.paper.values()]
+        fmt = (lambda v: f"{100 * v:.1f}") if key != "cos" else (lambda v: f"{v:.3f}")
+        rows.append(f"| {name} | " + " | ".join("—" if v is None else fmt(v) for v in cells)
+                    + " |")
+    st.markdown(f"**The paper's numbers** ({preset.source}):\n\n" + "\n".join(rows))
 
 
 def _methods_changed() -> None:
@@ -153,11 +167,8 @@ def live() -> None:
 setting_row()
 seeds = controls()
 cv.sync(state, seeds)
-params = write_url(state.cfg, state.methods)
+write_url(state.cfg, state.methods, preset_param(state))  # "Copy link" at the top shares it
 try:
     live()
 except ConfigError as err:  # a setting the engine refuses while drawing: one line, no traceback
     st.error(str(err))
-with st.expander("Share this comparison"):
-    st.caption("This link opens the Compare page with the same setting and methods:")
-    st.code(share_link(params), language=None)

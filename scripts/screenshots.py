@@ -9,11 +9,15 @@
     .venv/bin/python scripts/screenshots.py --pages compare \
         --query "d=100&D=50&n=10000&n_test=4000&m=100&T=200" --play --done-text "Table 1 layout"
 
+    .venv/bin/python scripts/screenshots.py --pages explore --query "present=1&theme=dark" \
+        --play --show-step 1 --width 1280 --height 800 --viewport-only --suffix present-dark
+
 Starts `streamlit run app.py` on a free port (scripts/serve.py) unless --url is given, opens
-each page (st.navigation url paths; the default page is opened at "/", because Streamlit only
-serves the default page there: /explore answers "Page not found"), waits until the script run
-has finished and every Plotly chart has drawn, then saves a full-page PNG. A page the app does
-not have is reported and skipped.
+each page (st.navigation url paths; the default page is opened at "/"), waits until the script
+run has finished and every chart has drawn (Plotly charts and the Explore player's canvases),
+then saves a full-page PNG (or only the window with --viewport-only). A page the app does not
+have is reported and skipped. On Explore, --play plays the run to its end in the browser
+player and --show-step K then goes back to step K (keys R and →).
 """
 
 from __future__ import annotations
@@ -30,10 +34,13 @@ from scripts.serve import CHROMIUM_ARGS, ROOT, find_chromium, start_app, wait_fo
 
 PAGES = ("explore", "compare", "reproduce", "guide")
 
-# Plotly draws into .main-svg inside each chart container once it has rendered.
+# Plotly draws into .main-svg inside each chart container once it has rendered; the Explore
+# player marks its root with data-draws once its canvases are painted.
 _CHARTS_DRAWN_JS = """() => {
   const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
-  return Array.from(charts).every(c => c.querySelector('.main-svg'));
+  const player = document.querySelector('.fe-player');
+  return Array.from(charts).every(c => c.querySelector('.main-svg'))
+    && (!player || +player.dataset.draws > 0);
 }"""
 
 # Streamlit scrolls inside its main container, so a "full page" screenshot of the window would
@@ -69,6 +76,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="text that shows when a played run is over (Compare: 'Table 1 layout')")
     p.add_argument("--click", action="append", default=[], metavar="TEXT",
                    help="click the button or segment labelled TEXT before the shot (repeatable)")
+    p.add_argument("--show-step", type=int, default=None,
+                   help="Explore player: after --play, show this step")
+    p.add_argument("--viewport-only", action="store_true",
+                   help="shoot the window as it is (what fits on one screen), not the full page")
     p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
     p.add_argument("--settle", type=float, default=1.5, help="extra seconds after rendering")
     p.add_argument("--timeout", type=float, default=90.0, help="seconds to wait per page")
@@ -109,20 +120,23 @@ def shoot(page, base: str, name: str, args: argparse.Namespace) -> Path | None:
     act(page, args, timeout_ms)
     page.wait_for_function(_CHARTS_DRAWN_JS, timeout=timeout_ms)
     time.sleep(args.settle)
-    height = min(max(args.height, int(page.evaluate(_CONTENT_HEIGHT_JS))), args.max_height)
-    page.set_viewport_size({"width": args.width, "height": height})
-    time.sleep(0.5)  # let the layout settle at the new size
+    if not args.viewport_only:
+        height = min(max(args.height, int(page.evaluate(_CONTENT_HEIGHT_JS))), args.max_height)
+        page.set_viewport_size({"width": args.width, "height": height})
+        time.sleep(0.5)  # let the layout settle at the new size
     if page.locator('[data-testid="stException"]').count():
         print(f"  {name}: WARNING: the page shows an exception")
     out = args.out / (f"{name}-{args.suffix}.png" if args.suffix else f"{name}.png")
-    page.screenshot(path=str(out), full_page=True)
+    page.screenshot(path=str(out), full_page=not args.viewport_only)
     return out
 
 
 def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
     """Optional interaction before the shot: Play to the end, then clicks."""
     main = page.locator('[data-testid="stMain"]')
-    if args.play:
+    if args.play and page.locator(".fe-player").count():
+        play_player(page, args.show_step, timeout_ms)
+    elif args.play:
         main.get_by_role("button", name="Play", exact=True).click()
         main.get_by_text(args.done_text, exact=False).first.wait_for(state="visible",
                                                                      timeout=timeout_ms)
@@ -130,6 +144,21 @@ def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
         main.get_by_text(text, exact=True).first.click()
         time.sleep(0.5)
         wait_for_app_run(page, timeout_ms=timeout_ms)
+
+
+def play_player(page, show_step: int | None, timeout_ms: float) -> None:
+    """Explore's player: Play to the last step, then (optionally) back to step `show_step`."""
+    page.select_option(".fe-player select.fe-speed", "100")
+    page.click(".fe-player .fe-play")
+    page.wait_for_function("""() => { const p = document.querySelector('.fe-player');
+        return p && p.dataset.playing === '0' && p.dataset.step === String(p.dataset.frames - 1)
+               && /all \\d+ steps computed/.test(p.textContent); }""", timeout=timeout_ms)
+    page.select_option(".fe-player select.fe-speed", "20")
+    if show_step is not None:
+        page.locator("body").press("r")
+        for _ in range(show_step):
+            page.locator("body").press("ArrowRight")
+    page.mouse.move(0, 0)
 
 
 def main(argv: list[str] | None = None) -> int:

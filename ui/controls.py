@@ -93,6 +93,9 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
                             "args": (state,)}
     if spec.choices:
         st.selectbox(label, spec.choices, **args)
+    elif spec.kind is bool and getattr(spec, "optional", False):  # None = the schedule decides
+        st.selectbox(label, (None, True, False), **args,
+                     format_func=lambda v: "auto" if v is None else "on" if v else "off")
     elif spec.kind is bool:
         st.toggle(label, **args)
     elif spec.kind is str:

@@ -2,32 +2,66 @@
 
 from __future__ import annotations
 
-from engine.config import Config
-from engine.run import PROBE_SAMPLES
+import html
 
-LOOK_FOR = {
-    "init": "**Initialisation.** The neurons point in random directions: on the map they form a "
-            "cloud with no neuron on a star, and accuracy is at chance. Press **Step** once.",
-    "step 1": "**Step 1** (one large step on the whole training set). In the gradient of each "
-              "neuron the *relevant* part (patterns in A) is already far larger than the "
-              "*background* part — see the ratio chart. The weights start to lean towards "
-              "±Σ_A M, but the random start still dominates their direction.",
-    "step 2": "**Step 2.** The second step amplifies the signal: many neurons land near the red "
-              "star +Σ_A M or the orange diamond −Σ_A M and the max cosine jumps towards 1. "
-              "This is the feature the paper proves is learned — fixed features never get it.",
-    "classifier": "**Classifier stage** (t > 2). The features are in place; smaller steps now "
-                  "mostly train the output weights a_i on top of them. Watch train and test "
-                  "accuracy climb while the neurons stay on the stars.",
-}
+import numpy as np
+
+from engine.config import Config
+from engine.run import ALIGNED, PROBE_SAMPLES
+
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
             "defined; look for neurons gathering on the centres, in clusters.")
 
 
-def look_for(stage: str, truth: bool) -> str:
-    """The hint for a stage ('init', 'step 1', 'step 2', 'classifier')."""
-    text = LOOK_FOR.get(stage, LOOK_FOR["classifier"])
-    return text if truth else text + " " + NO_TRUTH
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def _aligned(snap) -> str:
+    """'37 % of the 600 neurons within cos 0.9 of a star (120 on +Σ_A M, 102 on −Σ_A M)'."""
+    cos = np.asarray(snap.cos)
+    plus, minus = int((cos > ALIGNED).sum()), int((cos < -ALIGNED).sum())
+    return (f"{_pct(snap.frac_aligned)} of the {len(cos)} neurons within cos {ALIGNED:g} of a "
+            f"star ({plus} on +Σ_A M, {minus} on −Σ_A M); max cos {snap.cos_max:.2f}")
+
+
+def narrate(history: list, i: int, truth: bool = True) -> str:
+    """What the charts show at history index i, with the numbers of that snapshot (markdown)."""
+    snap = history[i]
+    acc = f"test accuracy {_pct(snap.test_acc)}, train {_pct(snap.train_acc)}"
+    if not truth:
+        return f"**Step {snap.step}** ({snap.stage}): {acc}. {NO_TRUTH}"
+    where = _aligned(snap)
+    if snap.step == 0:
+        return (f"**Initialisation.** The neurons point in random directions: {where}; {acc}. "
+                "Press **Step** (→) to take the first step.")
+    if snap.stage == "step 1":
+        text = f"**After step 1** (one large step on the whole training set): {where}. "
+        if snap.frac_aligned < 0.5:
+            text += "Most neurons are still in the cloud: their random start still dominates."
+        else:
+            text += "One step already put most neurons on a star."
+        return text + f" {acc}."
+    if snap.stage == "step 2":
+        before = history[i - 1] if i > 0 else snap
+        gain = snap.frac_aligned - before.frac_aligned
+        text = f"**After step 2:** {where}"
+        text += (f", up from {_pct(before.frac_aligned)} after step 1. " if gain > 0.005
+                 else ". ")
+        return text + (f"{acc}. These are the features the paper proves the network learns "
+                       "(fixed features such as the NTK do not).")
+    text = f"**Classifier stage, step {snap.step}** (t > 2): {acc}; {where}."
+    if not snap.grad:
+        text += (" The gradient on w is exactly zero at this step: every sample of the batch has "
+                 "margin y·g(x) ≥ 1, so the hinge loss is flat.")
+    return text
+
+
+def narrate_html(history: list, i: int, truth: bool = True) -> str:
+    """narrate() as HTML for the player (**bold** → <b>, everything else escaped)."""
+    parts = html.escape(narrate(history, i, truth)).split("**")
+    return "".join(f"<b>{p}</b>" if k % 2 else p for k, p in enumerate(parts))
 
 
 def probes(cfg: Config) -> str:

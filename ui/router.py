@@ -1,5 +1,8 @@
 """Make every page run under app.py's st.navigation router, even on a fresh server."""
 
+import html
+from urllib.parse import urlparse
+
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
@@ -21,3 +24,24 @@ def ensure_router() -> None:
         _rerouted = True
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def run(page) -> None:
+    """Run the page st.navigation resolved, or say "Page not found" for an unknown address.
+
+    For an unknown path Streamlit falls back to the default page (Explore) after a brief
+    toast; a shared link with a typo would silently open a different page. Here it gets a
+    page of its own that names the known pages.
+    """
+    path = urlparse(st.context.url or "").path.strip("/")
+    base = (st.get_option("server.baseUrlPath") or "").strip("/")
+    if base and (path == base or path.startswith(base + "/")):
+        path = path[len(base):].strip("/")
+    known = {"", "home", "explore", "compare", "reproduce", "guide", "sweep"}
+    if path.split("/")[-1] not in known or path.count("/") > 0:
+        st.title("Page not found")
+        st.markdown(f"There is no page at `/{html.escape(path)}`. The pages are "
+                    "[Explore](/explore), [Compare](/compare), "
+                    "[Reproduce the paper](/reproduce) and [Guide](/guide).")
+        return
+    page.run()

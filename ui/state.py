@@ -11,10 +11,14 @@ import streamlit as st
 from engine.baselines import DEFAULT_METHODS, METHODS
 from engine.config import Config, ConfigError, diff, from_dict
 from engine.echo import markdown_plain, plain, quoted
+from engine.presets import PRESETS, preset_config
 from ui import sessions
 
 STATE_KEY = "app"
 METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
+# The view (not the setting): player speed, map colouring, smoothing, shown step, presentation
+# mode and its theme. Read by the pages themselves; never passed to Config.
+VIEW_PARAMS = ("speed", "colour", "smooth", "step", "present", "theme", "preset")
 
 
 @dataclass
@@ -44,6 +48,9 @@ class AppState:
     centre_map: tuple[int, Any] | None = None  # (history index, embedding) with data centres
     tick_ms: tuple[float, float] = (0.0, 0.0)  # (compute, draw) of the last live update
     guard_error: tuple | None = None  # (refused Config, message): server limits or setup failure
+    view: dict = field(default_factory=lambda: {"speed": 20, "colour": "cosine", "smooth": 0.0,
+                                                "step": 0})  # the player's view (URL round-trip)
+    player: Any = None  # ui.player_view.session(): frames sent to / wanted by the browser
     # Compare: one Comparison of several methods
     methods: tuple[str, ...] = DEFAULT_METHODS
     comparison: Any = None
@@ -65,7 +72,7 @@ def get_state() -> AppState:
 
 def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[str]]:
     """URL values → (Config, methods, warnings); a bad value is dropped with its message."""
-    values = {k: v for k, v in params.items() if k != METHODS_PARAM}
+    values = {k: v for k, v in params.items() if k != METHODS_PARAM and k not in VIEW_PARAMS}
     warnings: list[str] = []
     methods, bad = parse_methods(params.get(METHODS_PARAM))
     if bad:
@@ -112,15 +119,35 @@ def url_params(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str,
 
 
 def read_url(state: AppState) -> None:
-    """Take the setting from the URL once per session (the first page view)."""
+    """Take the setting (and the preset it came from) from the URL once per session."""
     if state.url_read:
         return
     state.url_read = True
     params = {k: st.query_params.get(k) for k in st.query_params}
     if not params:
         return
+    name, preset_warning = params.get("preset"), []
+    if name and name not in PRESETS:
+        preset_warning = [f"preset={name!r} is not a known preset — using the settings alone."]
+    elif name:  # the preset's settings, then whatever the link overrides
+        params = {**url_params(preset_config(name)), **params}
     cfg, methods, warnings = parse_params(params)
-    state.cfg, state.methods, state.url_cfg, state.url_warnings = cfg, methods, cfg, warnings
+    state.cfg, state.methods, state.url_cfg = cfg, methods, cfg
+    state.url_warnings = preset_warning + warnings
+    state.preset = matching_preset(cfg, name)
+
+
+def matching_preset(cfg: Config, name: str | None = None) -> str | None:
+    """The named preset if cfg is its setting, else the first paper preset with exactly cfg."""
+    if name in PRESETS and preset_config(name) == cfg:
+        return name
+    return next((n for n, p in PRESETS.items() if p.paper and preset_config(n) == cfg), None)
+
+
+def preset_param(state: AppState) -> dict[str, str]:
+    """{'preset': name} while the setting is still the loaded preset's, else {}."""
+    name = state.preset
+    return {"preset": name} if name in PRESETS and preset_config(name) == state.cfg else {}
 
 
 def show_url_warnings(state: AppState) -> None:
@@ -132,9 +159,13 @@ def show_url_warnings(state: AppState) -> None:
                        icon=":material/link_off:")
 
 
-def write_url(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
-    """Make the address bar show the current setting; returns the query parameters."""
+def write_url(cfg: Config, methods: tuple[str, ...] | None = None,
+              extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Make the address bar show the setting (a preset by name) and the view; returns them."""
     target = url_params(cfg, methods)
+    if extra and "preset" in extra:  # the preset stands for its settings
+        target = {k: v for k, v in target.items() if k == METHODS_PARAM}
+    target.update(extra or {})
     current = {k: st.query_params.get(k) for k in st.query_params}
     if current != target:
         st.query_params.from_dict(target)

@@ -2,97 +2,120 @@
 
 from __future__ import annotations
 
-import re
 import time
 from urllib.parse import urlencode
 
 from playwright.sync_api import Page, expect
 
-SMALL = {"n": 2000, "n_test": 1000, "T": 40, "m": 50, "batch": 200}
+SMALL = {"n": "2000", "n_test": "1000", "T": "40", "m": "50", "batch": "200"}
 EXCEPTION = '[data-testid="stException"]'
-COUNTER = re.compile(r"step (\d+) / (\d+)")
+PLAYER = ".fe-player"
+DRAWN_JS = """() => [...document.querySelectorAll('.fe-player canvas')]
+  .filter(c => c.style.display !== 'none').map(c => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4 * 31) if (d[i] !== d[0] || d[i + 1] !== d[1]) n++;
+    return n; })"""
 
 
-def counter(page: Page) -> tuple[int, int] | None:
-    """(t, T) of the `step t / T` line, or None while it is not drawn."""
-    for text in page.locator('[data-testid="stMain"] h4').all_inner_texts():
-        found = COUNTER.search(text)
-        if found:
-            return int(found.group(1)), int(found.group(2))
-    return None
+def shown(page: Page) -> dict:
+    return page.eval_on_selector(PLAYER, "e => ({...e.dataset})")
 
 
-def wait_counter(page: Page, want: tuple[int, int], timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if counter(page) == want:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError(f"counter is {counter(page)}, expected {want}")
+def wait_step(page: Page, step: int, timeout_s: float = 60) -> None:
+    page.wait_for_function(f"() => document.querySelector('{PLAYER}')?.dataset.step === '{step}'",
+                           timeout=timeout_s * 1000, polling=20)
 
 
 def open_small(page: Page, wait_for_app, **extra) -> None:
     page.goto("/?" + urlencode({**SMALL, **extra}))
     # generous: the first visit to a fresh server imports torch and builds the data
     wait_for_app(page, timeout_ms=180_000)
-    wait_counter(page, (0, 40), timeout_s=120)
+    page.wait_for_selector(f"{PLAYER}[data-step]", timeout=120_000)
 
 
-def test_counter_and_three_charts(page: Page, server_log, wait_for_app) -> None:
+def test_player_draws_the_map_and_three_charts(page: Page, server_log, wait_for_app) -> None:
     open_small(page, wait_for_app)
     main = page.locator('[data-testid="stMain"]')
-    expect(main.get_by_text("step 0 / 40")).to_be_visible()
-    charts = main.locator('[data-testid="stPlotlyChart"] .main-svg')
-    expect(charts.first).to_be_visible()
-    assert main.locator('[data-testid="stPlotlyChart"]').count() >= 3
+    expect(page.locator(f"{PLAYER} .fe-label")).to_have_text("step 0 / 40")
+    drawn = page.evaluate(DRAWN_JS)
+    assert len(drawn) == 4 and min(drawn) > 50, drawn  # map, accuracy, alignment, gradient
+    expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("of the 100 neurons within cos")
     expect(main.get_by_text("d=500 · D=100 · k=5 · p_o=0.5 · m=50")).to_be_visible()
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert "Traceback" not in server_log, server_log.text
 
 
-def test_play_runs_live_to_the_end(page: Page, server_log, wait_for_app) -> None:
+def test_play_streams_to_the_end_then_replays_in_the_browser(page: Page, server_log,
+                                                              wait_for_app) -> None:
     open_small(page, wait_for_app)
-    page.locator('[data-testid="stMain"]').get_by_role("button", name="Play", exact=True).click()
+    page.click(f"{PLAYER} .fe-play")
     seen: list[int] = []
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and 40 not in seen:
-        now = counter(page)
-        if now and now[0] not in seen:
-            seen.append(now[0])
-        page.wait_for_timeout(40)
-    assert seen[-1] == 40, f"Play did not reach the end: {seen}"
-    assert len([s for s in seen if 0 < s < 40]) >= 2, f"too few live values: {seen}"
-    assert seen == sorted(seen)
-    main = page.locator('[data-testid="stMain"]')
-    expect(main.get_by_text("finished", exact=False)).to_be_visible()
-    expect(main.get_by_role("button", name="Metrics CSV")).to_be_visible()
+        step = int(shown(page)["step"])
+        if step not in seen:
+            seen.append(step)
+        page.wait_for_timeout(30)
+    assert seen[-1] == 40 and seen == sorted(seen), seen
+    assert len([s for s in seen if 0 < s < 40]) >= 5, seen
+    expect(page.locator(f"{PLAYER} .fe-status")).to_contain_text("all 40 steps computed")
+    page.locator("body").press("r")  # R = reset: back to step 0, no server needed
+    wait_step(page, 0, 5)
+    page.locator("body").press("ArrowRight")
+    wait_step(page, 1, 5)
+    page.locator("body").press("ArrowLeft")
+    wait_step(page, 0, 5)
+    page.locator("body").press(" ")  # space = play: replays the computed frames
+    wait_step(page, 40, 20)
+    expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("Classifier stage, step 40")
+    expect(page.get_by_role("button", name="Metrics CSV")).to_be_visible(timeout=20_000)
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert "Traceback" not in server_log, server_log.text
 
 
 def test_moving_a_slider_restarts(page: Page, server_log, wait_for_app) -> None:
     open_small(page, wait_for_app)
-    page.locator('[data-testid="stMain"]').get_by_role("button", name="Step", exact=True).click()
-    wait_counter(page, (1, 40))
+    page.click(f"{PLAYER} .fe-step")
+    wait_step(page, 1)
+    run = shown(page)["run"]
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowRight")  # p_o 0.50 → 0.51
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_text("k=5 · p_o=0.51 · m=50")).to_be_visible(timeout=30_000)
-    wait_counter(page, (0, 40))
+    page.wait_for_function(f"r => document.querySelector('{PLAYER}').dataset.run !== r", arg=run)
+    wait_step(page, 0)
     assert "p_o=0.51" in page.url
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert "Traceback" not in server_log, server_log.text
 
 
+def test_the_view_round_trips_through_the_url(page: Page, server_log, wait_for_app) -> None:
+    open_small(page, wait_for_app, speed="50", colour="sign", smooth="0.6", step="5")
+    wait_step(page, 5)
+    expect(page.locator(f"{PLAYER} select.fe-speed")).to_have_value("50")
+    expect(page.locator(f"{PLAYER} select.fe-colour")).to_have_value("sign")
+    expect(page.locator(f"{PLAYER} select.fe-smooth")).to_have_value("0.6")
+    page.select_option(f"{PLAYER} select.fe-speed", "10")
+    page.evaluate("() => document.activeElement.blur()")  # arrows on a focused select change it
+    page.locator("body").press("ArrowLeft")  # shown step 4
+    page.wait_for_function("() => location.search.includes('speed=10')"
+                           " && location.search.includes('step=4')", timeout=20_000)
+    for part in ("colour=sign", "smooth=0.6", "n=2000", "T=40"):
+        assert part in page.url, page.url
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+
+
 def test_url_opens_explore_with_k7(page: Page, server_log, wait_for_app) -> None:
-    page.goto("/?k=7&p_o=0.3")
+    page.goto("/explore?k=7&p_o=0.3")
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_text("d=500 · D=100 · k=7 · p_o=0.3 · m=300")).to_be_visible(
         timeout=60_000)
     expect(page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
            .filter(has_text="k").first).to_be_visible()
     expect(page.locator('[data-testid="stAlertContentWarning"]')).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert "Traceback" not in server_log, server_log.text
 
@@ -101,3 +124,20 @@ def test_bad_url_value_warns(page: Page, server_log, wait_for_app) -> None:
     open_small(page, wait_for_app, k="abc")
     expect(page.get_by_text("k='abc' is not allowed", exact=False)).to_be_visible()
     expect(page.locator(EXCEPTION)).to_have_count(0)
+
+
+def test_presentation_mode_fits_map_accuracy_and_narration_on_one_screen(
+        page: Page, wait_for_app) -> None:
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_small(page, wait_for_app, present="1", theme="dark")
+    expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()
+    expect(page.locator(PLAYER)).to_have_attribute("data-theme", "dark")
+    for part in (".fe-map", ".fe-acc", ".fe-narr"):
+        box = page.locator(f"{PLAYER} {part}").bounding_box()
+        assert box and box["width"] > 200 and box["y"] >= 0, (part, box)
+        assert box["y"] + box["height"] <= 800, (part, box)  # nothing below the fold
+    assert page.locator(f"{PLAYER} .fe-map").bounding_box()["width"] > 500  # side by side
+    expect(page.locator(f"{PLAYER} .fe-align")).to_be_hidden()
+    page.locator("body").press("ArrowRight")  # → = one step, computed on demand
+    wait_step(page, 1)
+    assert "present=1" in page.url and "theme=dark" in page.url

@@ -80,3 +80,29 @@ def test_a_shared_sub_page_link_on_a_fresh_server_goes_through_the_router(
         expect(page.get_by_role("heading", name="Compare", exact=False).first).to_be_visible(
             timeout=10_000)
         assert "/compare" in page.url
+
+
+def test_a_paper_preset_link_shows_the_papers_numbers_in_a_fresh_browser(
+        browser, app_server: str, server_log) -> None:
+    context = browser.new_context()  # nothing from earlier tests: cookies, storage, session
+    page = context.new_page()
+    page.goto(app_server + "/compare?preset=paper-parity-d100")
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_text("The paper's numbers (Table 3, App. E.2.1)")).to_be_visible(
+        timeout=120_000)
+    for number in ("81.5", "78.3", "0.967", "0.354"):  # NTK/RF test %, One Step/RF cos
+        expect(main.get_by_role("table").get_by_text(number, exact=True).first).to_be_visible()
+    expect(main.get_by_text("preset paper-parity-d100", exact=False)).to_be_visible()
+    assert "preset=paper-parity-d100" in page.url
+    page.get_by_role("button", name="Copy link").click()
+    expect(page.locator(".fe-copied")).to_contain_text("preset=paper-parity-d100")
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    context.close()
+    assert "Traceback" not in server_log, server_log.text
+
+
+def test_an_unknown_page_says_page_not_found(page: Page, app_server: str) -> None:
+    page.goto(app_server + "/no-such-page")
+    main = page.locator('[data-testid="stMain"]')
+    expect(main.get_by_role("heading", name="Page not found")).to_be_visible(timeout=60_000)
+    expect(page.locator(".fe-player")).to_have_count(0)  # not silently the Explore page

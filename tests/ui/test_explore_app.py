@@ -1,12 +1,18 @@
-"""Explore page through streamlit.testing.v1.AppTest: real script runs, real (small) training."""
+"""Explore page through streamlit.testing.v1.AppTest: real script runs, real (small) training.
+
+The player lives in the browser (tests/browser); here the server side is checked: what the
+component is sent (only new frames, compact, with the snapshot's numbers) and when it computes.
+The browser's requests are made as the component makes them, by setting the frames it wants.
+"""
 
 from __future__ import annotations
 
+import base64
 import json
 import math
-import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -24,39 +30,41 @@ def open_app(**params: str) -> AppTest:
     return at.run()
 
 
-def counter(at: AppTest) -> tuple[int, int]:
-    """(t, T) from the `step t / T` line."""
-    for md in at.markdown:
-        found = re.search(r"step (\d+) / (\d+)", md.value)
-        if found:
-            return int(found.group(1)), int(found.group(2))
-    raise AssertionError("no `step t / T` counter on the page")
+def player(at: AppTest) -> dict:
+    """The data the player component was sent in the last script run."""
+    found = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("player")]
+    assert found, "no player component on the page"
+    return json.loads(found[-1].proto.json)
+
+
+def want(at: AppTest, frames: int) -> AppTest:
+    """What the browser does on Play/Step: ask for frames, then the fragment computes them."""
+    state(at).player["want"] = frames
+    for _ in range(20):
+        at.run()
+        if len(state(at).run.history) >= frames or state(at).error:
+            break
+    return at
 
 
 def summary(at: AppTest) -> str:
     return next(md.value for md in at.markdown if "d=" in md.value and "· k=" in md.value)
 
 
-def click(at: AppTest, label: str) -> AppTest:
-    return next(b for b in at.button if b.label == label).click().run()
-
-
 def state(at: AppTest):
     return at.session_state["app"]
-
-
-def charts(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
 def test_default_render_has_no_exception():
     at = AppTest.from_file(APP, default_timeout=180).run()
     assert not at.exception
     assert not at.error
-    assert counter(at) == (0, Config().T)
+    data = player(at)
+    assert data["meta"]["T"] == Config().T and data["frames"]["step"] == [0]
+    assert data["meta"]["neurons"] == 2 * Config().m and data["meta"]["truth"]
     assert "d=500 · D=100 · k=5 · p_o=0.5 · m=300" in summary(at)
-    assert len(charts(at)) == 3
-    assert any("Initialisation" in i.value for i in at.info)
+    assert "Initialisation" in data["frames"]["text"][0]
+    assert "of the 600 neurons within cos 0.9 of a star" in data["frames"]["text"][0]
 
 
 def test_url_params_set_widgets_and_summary():
@@ -68,7 +76,7 @@ def test_url_params_set_widgets_and_summary():
     assert "k=7 · p_o=0.3" in summary(at)
     assert state(at).run.world.cfg == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50,
                                              batch=200)
-    assert counter(at) == (0, 40)
+    assert player(at)["meta"]["T"] == 40
 
 
 def test_bad_url_value_warns_and_falls_back():
@@ -79,32 +87,50 @@ def test_bad_url_value_warns_and_falls_back():
     assert at.number_input(key="w_m").value == 50  # the good values are kept
 
 
-def test_step_advances_counter_and_snapshot():
+def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
     at = open_app()
-    before = charts(at)
-    at = click(at, "Step")
-    assert counter(at) == (1, 40)
-    at = click(at, "Step")
-    assert counter(at) == (2, 40)
-    after = charts(at)
-    assert after[0]["layout"]["title"]["text"].endswith("step 2")
-    assert before[0]["layout"]["title"]["text"].endswith("step 0")
-    # step 1 measures a gradient whose relevant part dominates the background (the paper's point)
-    snap = state(at).run.history[1]
-    assert snap.grad["grad_ratio"] > 1.0
-    assert state(at).run.history[2].cos_max > state(at).run.history[0].cos_max
+    first = player(at)
+    assert first["start"] == 0 and first["frames"]["step"] == [0]
+    at = want(at, 3)
+    data, hist = player(at), state(at).run.history
+    assert data["meta"]["run"] == first["meta"]["run"]
+    assert data["start"] == 1 and data["frames"]["step"] == [1, 2]  # frame 0 is not re-sent
+    frames, pts = data["frames"], data["meta"]["points"]
+    pos = np.frombuffer(base64.b64decode(frames["pos"]), "<i2").reshape(2, pts, 2)
+    for j, i in enumerate((1, 2)):
+        xy = pos[j] / 32767 * frames["scale"][j]
+        assert np.abs(xy - hist[i].embedding).max() < 1e-3 * frames["scale"][j]
+        cos = np.frombuffer(base64.b64decode(frames["cos"]), np.int8).reshape(2, -1)[j] / 127
+        assert np.abs(cos - hist[i].cos).max() <= 0.5 / 127 + 1e-9
+        assert frames["frac"][j] == pytest.approx(hist[i].frac_aligned, abs=1e-5)
+        assert frames["cosmax"][j] == pytest.approx(hist[i].cos_max, abs=1e-5)
+        rel, bg = hist[i].grad["grad_rel"], hist[i].grad["grad_bg"]
+        assert frames["share"][j] == pytest.approx(rel / (rel + bg))
+        assert f"{100 * hist[i].frac_aligned:.0f} % of the 100 neurons" in frames["text"][j]
+        assert f"max cos {hist[i].cos_max:.2f}" in frames["text"][j]
+    assert "After step 1" in frames["text"][0] and "After step 2" in frames["text"][1]
+    at.run()  # nothing new computed: nothing re-sent
+    assert player(at)["start"] == 3 and player(at)["frames"]["step"] == []
+
+
+def test_a_missing_batch_is_sent_again_from_what_the_browser_holds():
+    at = want(open_app(), 4)
+    state(at).player["sent"] = 1  # as the component's "have" callback sets it
+    at.run()
+    assert player(at)["start"] == 1 and player(at)["frames"]["step"] == [1, 2, 3]
 
 
 def test_changing_k_restarts_and_bad_relation_keeps_last_run():
-    at = open_app()
-    at = click(at, "Step")
-    run_before = state(at).run
+    at = want(open_app(), 2)
+    run_before, id_before = state(at).run, player(at)["meta"]["run"]
     at.slider(key="w_k").set_value(6).run()  # even k is not allowed for parity
     assert any("k\\=6" in e.value for e in at.error)  # the message is escaped Markdown
-    assert state(at).run is run_before and counter(at) == (1, 40)
+    assert state(at).run is run_before and len(run_before.history) == 2
     at.slider(key="w_k").set_value(7).run()
     assert not at.error
-    assert counter(at) == (0, 40)
+    data = player(at)
+    assert data["meta"]["run"] != id_before and data["start"] == 0
+    assert data["frames"]["step"] == [0]
     assert "k=7" in summary(at) and state(at).run is not run_before
     assert state(at).run.world.cfg.k == 7
 
@@ -114,72 +140,55 @@ def test_preset_set_by_another_page_loads_into_widgets():
     state(at).cfg = preset_config("quick-parity").replace(n=2000, n_test=1000, T=30)
     state(at).preset = None
     at.run()
-    assert counter(at) == (0, 30)
+    assert player(at)["meta"]["T"] == 30
     assert at.slider(key="w_d").value == 100 and at.slider(key="w_D").value == 50
     assert "d=100 · D=50" in summary(at)
 
 
-def test_play_streams_and_divergence_stops_with_history_kept():
-    at = open_app()
-    at = click(at, "Play")  # one script run = one tick of the live fragment
-    t1, _ = counter(at)
-    assert t1 >= 1 and state(at).playing
+def test_divergence_stops_with_a_message_and_the_history_kept():
+    at = want(open_app(), 3)
     state(at).run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
-    at = click(at, "Step") if not state(at).playing else at.run()
-    assert not state(at).playing
-    assert any("diverged" in e.value for e in at.error)
-    assert counter(at)[0] == t1  # the failed step is not recorded
-    assert [b.label for b in at.get("download_button")] == ["Metrics CSV", "Report JSON"]
+    at = want(at, 10)
+    assert "diverged" in player(at)["error"] and len(state(at).run.history) == 3
+    assert [b.label for b in at.get("download_button")] == [
+        "Metrics CSV", "Report JSON", "Offline player (HTML)", "Map animation (GIF)"]
 
 
 def test_server_limit_refuses_a_setting_and_keeps_the_run():
-    at = open_app()
-    at = click(at, "Step")
+    at = want(open_app(), 2)
     run_before = state(at).run
     at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
     assert not at.exception
     assert any("m=5000" in e.value and "FEX_MAX_M" in e.value for e in at.error)
-    assert state(at).run is run_before and counter(at) == (1, 40)
+    assert state(at).run is run_before and len(run_before.history) == 2
     assert "m=50" in summary(at)  # the summary shows what still runs
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
     assert not fresh.exception and state(fresh).run is None
     assert any("FEX_MAX_M" in e.value for e in fresh.error)
 
 
-def test_scrubber_shows_an_earlier_step_and_colour_toggle():
-    at = open_app()
-    for _ in range(3):
-        at = click(at, "Step")
-    assert counter(at) == (3, 40)
-    at.slider(key="scrub_step").set_value(1).run()
-    assert "showing step 1" in next(md.value for md in at.markdown if "step 3 / 40" in md.value)
-    hist = state(at).run.history
-    spec = charts(at)[0]
-    assert spec["layout"]["title"]["text"].endswith("step 1")
-    neurons = next(t for t in spec["data"] if t["name"] == "neurons")
-    assert len(neurons["customdata"]["bdata"]) > 0 and len(hist) == 4
-    assert at.metric[0].value == f"{hist[1].cos_max:.3f}"  # the numbers of step 1, not 3
-    at.segmented_control(key="w_colour_by").set_value("sign of a_i").run()
-    names = [t["name"] for t in charts(at)[0]["data"]]
-    assert names == ["+Σ_A M", "−Σ_A M", "a_i > 0", "a_i < 0"]
-    at = click(at, "Step")  # stepping follows the newest step again
-    assert counter(at) == (4, 40) and charts(at)[0]["layout"]["title"]["text"].endswith("step 4")
+def test_the_view_comes_from_the_url_and_the_shown_step_is_computed():
+    at = open_app(speed="50", colour="sign", smooth="0.6", step="3")
+    for _ in range(10):
+        if len(state(at).run.history) >= 4:
+            break
+        at.run()
+    assert player(at)["view"] == {"speed": 50, "colour": "sign", "smooth": 0.6, "step": 3}
+    assert len(state(at).run.history) == 4  # up to the shown step, no further
+    assert at.query_params["speed"] == "50"
+    assert at.query_params["step"] == "3" and at.query_params["colour"] == "sign"
 
 
 def test_mixture_without_truth_shows_centres_not_stars():
-    at = open_app(scenario="mog", T="20")
-    at = click(at, "Step")
+    at = want(open_app(scenario="mog", T="20"), 2)
     assert not at.exception and not at.error
-    specs = charts(at)
-    assert len(specs) == 2  # map and accuracy; no gradient split without a planted Σ_A M
-    names = [t["name"] for t in specs[0]["data"]]
+    meta = player(at)["meta"]
+    assert not meta["truth"]
+    names = [m["name"] for m in meta["marks"]]
     assert "centres, label +1" in names and "centres, label −1" in names
     assert "+Σ_A M" not in names
-    k = state(at).cfg.k
-    centres = [t for t in specs[0]["data"] if t["name"].startswith("centres")]
-    assert sum(len(t["x"]["bdata"]) for t in centres) > 0 and 2 ** k == len(
-        state(at).world.ds.centres)
-    assert any("no single planted" in i.value for i in at.info)
+    assert player(at)["frames"]["share"] == [None]  # no relevant/background split
+    assert "no single planted" in player(at)["frames"]["text"][0]
 
 
 OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown, map marks)
@@ -196,15 +205,14 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
     at = AppTest.from_file(APP, default_timeout=180).run()
     at.selectbox(key="w_preset").set_value(name).run()
     assert state(at).cfg == preset_config(name)
-    at = click(at, "Step")
+    at = want(at, 2)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert counter(at) == (1, preset_config(name).T)
-    names = [t.get("name") for t in charts(at)[0]["data"]]
+    meta = player(at)["meta"]
+    assert meta["T"] == preset_config(name).T and len(state(at).run.history) == 2
     has_truth, mark = OFFLINE_SCENARIO_PRESETS[name]
-    assert len(charts(at)) == (3 if has_truth else 2)
-    assert state(at).world.ds.has_truth == has_truth
-    assert "neurons" in names or "a_i > 0" in names, names
+    assert meta["truth"] == has_truth and state(at).world.ds.has_truth == has_truth
+    names = [m["name"] for m in meta["marks"]]
     if mark is not None:
         assert mark in names, names
     assert ("+Σ_A M" in names) == (mark == "+Σ_A M"), names

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ui.compare_figures import accuracy_figure as compare_figure
-from ui.figures import accuracy_figure, smooth
+from ui.figures import smooth
 
 
 def test_smooth_is_a_debiased_moving_average():
@@ -23,19 +23,6 @@ def test_smooth_is_a_debiased_moving_average():
 
 def history(acc: list[float]) -> list:
     return [SimpleNamespace(step=i, train_acc=a, test_acc=a) for i, a in enumerate(acc)]
-
-
-def test_explore_accuracy_figure_draws_raw_faintly_under_the_smoothed_line():
-    acc = [0.5, 0.6, 0.9, 0.4, 1.0, 1.0]
-    fig = accuracy_figure(history(acc), 5, smoothing=0.5)
-    raw = [t for t in fig["data"] if t.get("showlegend") is False]
-    shown = [t for t in fig["data"] if t.get("showlegend", True)]
-    assert [t["name"] for t in shown] == ["train", "test"] and len(raw) == 2
-    assert raw[0]["opacity"] < 1 and list(raw[0]["y"]) == pytest.approx([100 * a for a in acc])
-    assert list(shown[1]["y"]) == pytest.approx(smooth(np.array(acc) * 100, 0.5))
-    plain = accuracy_figure(history(acc), 5)
-    assert len(plain["data"]) == 2 and list(plain["data"][1]["y"]) == pytest.approx(
-        [100 * a for a in acc])
 
 
 def test_compare_figure_smooths_each_method():

@@ -1,0 +1,33 @@
+"""The exported run opens from file:// with the network off and plays on its own."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, expect
+
+from engine.config import Config
+from engine.run import Run, build_world
+from ui import export
+from ui.state import AppState
+
+
+def test_exported_html_plays_offline_from_a_file(browser: Browser, tmp_path) -> None:
+    cfg = Config(n=1000, n_test=500, T=30, m=20, batch=100)
+    state = AppState(cfg=cfg, world=build_world(cfg), run_cfg=cfg)
+    state.run = Run(state.world)
+    list(state.run)  # all T steps
+    path = tmp_path / "run.html"
+    path.write_text(export.export_html(state, "offline run"), encoding="utf-8")
+    context = browser.new_context(offline=True)
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.goto(path.as_uri())
+    label = page.locator(".fe-player .fe-label")
+    expect(label).to_have_text("step 0 / 30")
+    page.click(".fe-player .fe-play")
+    expect(label).not_to_have_text("step 0 / 30", timeout=5_000)
+    expect(label).to_have_text("step 30 / 30", timeout=20_000)  # 20 steps/s: about 1.5 s
+    page.locator("body").press("r")
+    expect(label).to_have_text("step 0 / 30")
+    assert [u for u in requests if not u.startswith("file:")] == [], requests
+    context.close()

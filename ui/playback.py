@@ -1,0 +1,91 @@
+"""Frames of a run packed for the browser player (ui/player/): only new frames, compactly.
+
+Positions are int16 with one scale per frame, cosines int8 (×127), the sign of a_i int8, all
+base64; scalars are plain lists. A 600-step run of 602 map points is ~3 MB in all.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ui import explore_text, live
+from ui.state import AppState
+
+HERE = Path(__file__).resolve().parent / "player"
+MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
+
+
+def player_js() -> str:
+    """The drawing and playback code shared by the component and the export."""
+    return "\n".join((HERE / name).read_text() for name in ("player.js", "playback.js"))
+
+
+def player_css() -> str:
+    return (HERE / "player.css").read_text()
+
+
+def _b64(arr: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(arr).tobytes()).decode("ascii")
+
+
+def grad_share(grad: dict) -> float | None:
+    """‖relevant‖ / (‖relevant‖ + ‖background‖) of the step's gradient, or None without one."""
+    rel, bg = grad.get("grad_rel"), grad.get("grad_bg")
+    if rel is None or bg is None or not math.isfinite(rel + bg) or rel + bg <= 0:
+        return None
+    return float(rel / (rel + bg))
+
+
+def meta(state: AppState, run_id: str) -> dict:
+    """What stays fixed over a run: sizes, the marks drawn after the neurons, T."""
+    _, cos, marks = live.map_data(state, 0)
+    rows = [{"name": name, "rows": len(np.atleast_2d(xy)),
+             "style": MARK_STYLES.get(name, ("dot", 0))[0],
+             "count": MARK_STYLES.get(name, ("dot", 0))[1]} for name, xy in marks.items()]
+    return {"run": run_id, "T": state.run.T, "neurons": len(cos),
+            "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
+            "truth": live.has_truth(state)}
+
+
+def pack(state: AppState, start: int, stop: int) -> dict:
+    """Frames start..stop-1 of the run's history (map, colours, scalars, narration)."""
+    hist = state.run.history
+    pos, scale, cos, sign = [], [], [], []
+    cols: dict[str, list] = {k: [] for k in ("step", "stage", "train", "test", "cosmax", "frac",
+                                             "share", "zero", "text")}
+    truth = live.has_truth(state)
+    for i in range(start, stop):
+        snap = hist[i]
+        points, c, marks = live.map_data(state, i)
+        xy = np.vstack([points, *[np.atleast_2d(v) for v in marks.values()]]).astype(np.float64)
+        s = float(np.abs(xy).max()) or 1.0
+        pos.append(np.round(xy / s * 32767).astype("<i2"))
+        scale.append(s)
+        cos.append(np.round(np.clip(c, -1, 1) * 127).astype(np.int8))
+        sign.append(np.where(np.asarray(snap.a) >= 0, 1, -1).astype(np.int8))
+        cols["step"].append(snap.step)
+        cols["stage"].append(snap.stage)
+        cols["train"].append(round(float(snap.train_acc), 5))
+        cols["test"].append(round(float(snap.test_acc), 5))
+        cols["cosmax"].append(round(float(snap.cos_max), 5))
+        frac = float(snap.frac_aligned)
+        cols["frac"].append(round(frac, 5) if math.isfinite(frac) else None)
+        cols["share"].append(grad_share(snap.grad) if truth else None)
+        cols["zero"].append(bool(snap.step > 0 and not snap.grad))
+        cols["text"].append(explore_text.narrate_html(hist, i, truth))
+    return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,
+            "cos": _b64(np.concatenate(cos)) if cos else "",
+            "sign": _b64(np.concatenate(sign)) if sign else ""}
+
+
+def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:
+    """The component's data: the run's meta and the frames from `start` (at most `limit`)."""
+    n = len(state.run.history)
+    start = min(start, n)
+    stop = min(n, start + limit)
+    return {"meta": run_meta, "start": start, "frames": pack(state, start, stop),
+            "done": state.run.done and stop == n, "error": state.error or ""}

@@ -1,0 +1,216 @@
+/* The player: controls, the browser's own frame clock, keyboard shortcuts (needs FE). */
+class FEPlayer {
+  constructor(root, hooks) {
+    this.hooks = hooks || {};
+    this.store = null; this.cur = 0; this.playing = false; this.waitStep = false;
+    this.opt = {speed: 20, colour: "cosine", smooth: 0, theme: "light", present: false};
+    this.draws = 0; FEPlayer.made = (FEPlayer.made || 0) + 1;
+    this.build(root);
+    this.resize = new ResizeObserver(() => this.draw());
+    this.resize.observe(this.root);
+    FEPlayer.active = this;
+    FEPlayer.keys();
+  }
+
+  build(root) {
+    const E = FE.el, r = (this.root = E("div", "fe-player"));
+    const bar = E("div", "fe-bar");
+    this.btn = {};
+    for (const [act, text, tip] of [["reset", "Reset", "back to step 0 (R)"], ["back", "◀ Back", "one step back (←)"],
+      ["play", "▶ Play", "play / pause (space)"], ["step", "Step ▶", "one step forward (→)"]]) {
+      const b = E("button", "fe-btn fe-" + act, text);
+      b.title = tip; b.type = "button"; b.onclick = () => this.act(act);
+      bar.appendChild(b); this.btn[act] = b;
+    }
+    this.scrub = E("input", "fe-scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.value = 0;
+    this.scrub.setAttribute("aria-label", "shown step");
+    this.scrub.oninput = () => { this.pause(); this.seek(+this.scrub.value); };
+    this.scrub.onchange = () => this.sendView();
+    this.label = E("span", "fe-label", "step 0 / 0");
+    bar.append(this.scrub, this.label);
+    this.speed = this.select(bar, "Speed", FE.SPEEDS.map((s) => [s, s + " steps/s"]), "speed");
+    this.colour = this.select(bar, "Colour", [["cosine", "cosine"], ["sign", "sign of a_i"]], "colour");
+    this.smoothSel = this.select(bar, "Smoothing", [[0, "off"], [0.6, "0.6"], [0.9, "0.9"]], "smooth");
+    this.status = E("div", "fe-status");
+    const grid = E("div", "fe-grid"), side = E("div", "fe-side");
+    this.cv = {map: E("canvas", "fe-cv fe-map"), acc: E("canvas", "fe-cv fe-acc"),
+      align: E("canvas", "fe-cv fe-align"), grad: E("canvas", "fe-cv fe-grad")};
+    this.cv.map.setAttribute("aria-label", "MDS map of the neuron weights");
+    side.append(this.cv.acc, this.cv.align, this.cv.grad);
+    grid.append(this.cv.map, side);
+    this.narr = E("div", "fe-narr");
+    r.append(bar, this.status, grid, this.narr);
+    root.appendChild(r);
+  }
+
+  select(bar, title, items, key) {
+    const lab = FE.el("label", "fe-sel", title + " "), s = FE.el("select", "fe-" + key);
+    for (const [v, t] of items) { const o = FE.el("option", null, t); o.value = v; s.appendChild(o); }
+    s.onchange = () => {
+      this.opt[key] = key === "colour" ? s.value : +s.value;
+      this.draw(); this.sendView();
+    };
+    lab.appendChild(s); bar.appendChild(lab);
+    return s;
+  }
+
+  setOptions(o) {
+    Object.assign(this.opt, o);
+    this.speed.value = this.opt.speed; this.colour.value = this.opt.colour;
+    this.smoothSel.value = this.opt.smooth;
+    this.root.dataset.theme = this.opt.theme;
+    this.root.classList.toggle("fe-present", !!this.opt.present);
+    this.fit();
+    this.draw();
+  }
+
+  /* Presentation mode: the charts take the screen's height left above the narration. */
+  fit() {
+    if (!this.opt.present) { this.root.style.removeProperty("--fe-h"); return; }
+    if (!FEPlayer.fitOn) {
+      FEPlayer.fitOn = true;
+      window.addEventListener("resize", () => FEPlayer.active && FEPlayer.active.fit());
+    }
+    const grid = this.root.querySelector(".fe-grid");
+    const top = grid.getBoundingClientRect().top + window.scrollY;
+    const h = Math.max(300, Math.min(900, window.innerHeight - top - 130));
+    this.root.style.setProperty("--fe-h", h + "px");
+  }
+
+  setStore(store, startAt) {
+    this.pause(false); this.store = store; this.cur = 0; this.wantStep = startAt || 0;
+    this.root.dataset.run = store.run;
+    this.update();
+  }
+
+  /* New frames arrived (or the run's status changed). */
+  update() {
+    const st = this.store;
+    if (!st) return;
+    if (this.wantStep && st.n > this.wantStep) { this.seek(this.wantStep); this.wantStep = 0; }
+    if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); }
+    this.scrub.max = Math.max(0, st.n - 1);
+    this.draw();
+  }
+
+  act(a) {
+    if (a === "play") return this.playing ? this.pause() : this.play();
+    if (a === "reset") { this.pause(); this.seek(0); return this.sendView(); }
+    if (a === "back") { this.pause(); this.seek(Math.max(0, this.cur - 1)); return this.sendView(); }
+    if (a === "step") { this.pause(); return this.forward(); }
+  }
+
+  forward() {
+    const st = this.store;
+    if (!st) return;
+    if (this.cur < st.n - 1) { this.seek(this.cur + 1); this.sendView(); }
+    else if (!st.done) { this.waitStep = true; this.want(st.n + 1); }
+  }
+
+  play() {
+    const st = this.store;
+    if (!st || st.error && this.cur >= st.n - 1) return;
+    if (st.done && this.cur >= st.n - 1) this.seek(0);
+    this.playing = true; this.last = performance.now(); this.acc = 0;
+    this.btn.play.textContent = "❚❚ Pause"; this.root.dataset.playing = "1";
+    this.wanted = 0; this.ahead();
+    requestAnimationFrame((t) => this.tick(t));
+  }
+
+  /* Ask the server for frames a few seconds of playback ahead, not for the whole run at once:
+   * while a replay is far behind the computed edge the server stays idle (its CPU is the
+   * browser's on a small machine). Raised in steps, so a request is a rare event. */
+  ahead() {
+    const st = this.store, lead = Math.max(20, 6 * this.opt.speed);
+    if (st.done || st.error) return;
+    const need = Math.min(st.meta.T + 1, this.cur + lead);
+    if (need > this.wanted && (need >= st.n || !this.wanted)) {
+      this.wanted = Math.min(st.meta.T + 1, this.cur + 2 * lead);
+      this.want(Math.max(this.wanted, st.n));
+    }
+  }
+
+  pause(tell = true) {
+    const was = this.playing;
+    this.playing = false; this.btn.play.textContent = "▶ Play"; this.root.dataset.playing = "0";
+    if (was && tell) { if (this.store && !this.store.done) this.want(this.store.n); this.sendView(); }
+  }
+
+  tick(now) {
+    if (!this.playing) return;
+    const st = this.store;
+    this.acc += ((now - this.last) / 1000) * this.opt.speed; this.last = now;
+    const adv = Math.floor(this.acc);
+    if (adv > 0) {
+      this.acc -= adv;
+      const target = Math.min(this.cur + adv, st.n - 1);
+      if (target !== this.cur) this.seek(target); else this.acc = 0;
+    }
+    if (this.cur >= st.n - 1 && (st.done || st.error)) return this.pause();
+    this.ahead();
+    if (this.cur >= st.n - 1 && now - (this.asked || 0) > 2500) {
+      // waiting at the edge for a while: ask again, saying what we hold (a lost batch is resent)
+      this.asked = now; this.want(Math.max(this.wanted, st.n + 1));
+    }
+    this.draw();
+    requestAnimationFrame((t) => this.tick(t));
+  }
+
+  seek(i) { this.cur = i; this.scrub.value = i; this.draw(); }
+
+  want(n) {
+    this.asked = performance.now();
+    if (this.hooks.want) this.hooks.want(this.store.run, n, this.store.n);
+  }
+
+  sendView() {
+    if (!this.hooks.view || !this.store) return;
+    this.hooks.view({speed: this.opt.speed, colour: this.opt.colour, smooth: this.opt.smooth,
+      step: this.store.s.step[this.cur] || 0});
+  }
+
+  draw() {
+    const st = this.store;
+    if (!st || !st.n) return;
+    const i = Math.min(this.cur, st.n - 1), th = FE.THEMES[this.opt.theme] || FE.THEMES.light;
+    // Skip a redraw that would paint the same picture (the component is called on every rerun).
+    const sig = [i, st.n, st.done, st.error, this.playing, this.waitStep, JSON.stringify(this.opt),
+      this.root.clientWidth, this.root.clientHeight].join("|");
+    if (sig === this.sig) return;
+    this.sig = sig;
+    const t0 = performance.now();
+    FE.setScale(this.opt.present ? 1.35 : 1);
+    FE.drawMap(this.cv.map, st, i, this.opt, th);
+    const specs = FE.seriesSpecs(this.opt);
+    for (const k of ["acc", "align", "grad"]) {
+      if (k !== "acc" && !st.meta.truth) { this.cv[k].style.display = "none"; continue; }
+      FE.drawSeries(this.cv[k], st, i, specs[k], th);
+    }
+    const T = st.meta.T, step = st.s.step[i];
+    this.label.textContent = "step " + step + " / " + T;
+    this.root.dataset.step = step; this.root.dataset.frames = st.n;
+    this.status.textContent = st.error ? "Stopped: " + st.error
+      : st.done ? "all " + T + " steps computed; play, scrub and replay run in your browser"
+        : "computed " + (st.n - 1) + " of " + T + " steps" + (this.playing || this.waitStep ? " · computing…" : "");
+    this.narr.innerHTML = st.text[i];
+    this.draws++; this.root.dataset.draws = this.draws; this.root.dataset.made = FEPlayer.made;
+    this.root.dataset.drawMs = (performance.now() - t0).toFixed(1);
+    this.root.dataset.drawT = performance.now();
+  }
+
+  static keys() {
+    if (FEPlayer.keysOn) return;
+    FEPlayer.keysOn = true;
+    document.addEventListener("keydown", (e) => {
+      // Only keys meant for the page or the player: a focused slider, box or button elsewhere
+      // keeps its own keys (→ on the p_o slider must not step the run).
+      const p = FEPlayer.active, t = e.target;
+      if (!p || !p.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
+      const mine = t === document.body || t === document.documentElement || p.root.contains(t);
+      if (!mine || t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range")) return;
+      const act = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset"}[e.key];
+      if (!act) return;
+      e.preventDefault(); p.act(act);
+    });
+  }
+}

@@ -1,0 +1,94 @@
+"""The Explore page's player: a Streamlit component (st.components.v2) that keeps the run's frames
+in the browser and animates them itself; the server only appends the frames it computes."""
+
+from __future__ import annotations
+
+import uuid
+import weakref
+
+import streamlit as st
+
+from ui import playback
+from ui.state import AppState
+
+KEY = "player"
+SPEEDS = (1, 2, 5, 10, 20, 50, 100)  # steps per second of playback (player.js has the same)
+COLOURS = ("cosine", "sign")
+SMOOTHINGS = (0.0, 0.6, 0.9)
+
+_component = st.components.v2.component(
+    "feature_emergence.player", html="", css=playback.player_css(),
+    js=playback.player_js() + "\n" + (playback.HERE / "component.js").read_text(),
+    isolate_styles=False)
+
+
+def session(state: AppState) -> dict:
+    """The player's bookkeeping for this run: id, frames sent, frames wanted, initial view."""
+    p = state.player
+    if p is None or p["run"]() is not state.run:
+        view = p["view"] if p else dict(state.view)
+        # a weak reference: the session sweeper (ui/sessions.py) must be able to free the run
+        p = state.player = {"run": weakref.ref(state.run), "id": uuid.uuid4().hex[:12], "sent": 0,
+                            "want": 1, "view": view}
+    return p
+
+
+def _on_want(state: AppState) -> None:
+    value = (st.session_state.get(KEY) or {}).get("want") or {}
+    p = session(state)
+    if value.get("run") == p["id"]:
+        p["want"] = int(value.get("n", 1))
+        # the browser says what it holds: frames sent but never seen go again
+        p["sent"] = min(p["sent"], int(value.get("have", p["sent"])))
+
+
+def _on_have(state: AppState) -> None:
+    value = (st.session_state.get(KEY) or {}).get("have") or {}
+    p = session(state)
+    if value.get("run") == p["id"]:
+        p["sent"] = min(p["sent"], int(value.get("n", 0)))
+
+
+def _on_view(state: AppState) -> None:
+    value = (st.session_state.get(KEY) or {}).get("view") or {}
+    state.view.update(clean_view(value))
+    session(state)["view"] = dict(state.view)
+
+
+def clean_view(value: dict) -> dict:
+    """Only known view values within their ranges (they come from the browser or the URL)."""
+    out: dict = {}
+    try:
+        if int(value.get("speed", -1)) in SPEEDS:
+            out["speed"] = int(value["speed"])
+        if value.get("colour") in COLOURS:
+            out["colour"] = value["colour"]
+        if float(value.get("smooth", -1)) in SMOOTHINGS:
+            out["smooth"] = float(value["smooth"])
+        if 0 <= int(value.get("step", -1)) <= 100_000:
+            out["step"] = int(value["step"])
+    except (TypeError, ValueError):
+        pass
+    return out
+
+
+def computing(state: AppState) -> bool:
+    """Whether the server still owes the browser frames it asked for."""
+    run = state.run
+    if run is None or run.done or state.error:
+        return False
+    p = session(state)
+    return len(run.history) < max(p["want"], p["view"].get("step", 0) + 1)
+
+
+def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
+    """Send the frames the browser does not have yet (all of them after a reload)."""
+    p = session(state)
+    if "meta" not in p:  # fixed over a run: built once
+        p["meta"] = playback.meta(state, p["id"])
+    data = playback.batch(state, p["meta"], p["sent"])
+    p["sent"] = data["start"] + len(data["frames"]["step"])
+    data.update(view=p["view"], theme=theme, present=present)
+    _component(key=KEY, data=data, on_want_change=lambda: _on_want(state),
+               on_have_change=lambda: _on_have(state), on_view_change=lambda: _on_view(state),
+               height="content")
