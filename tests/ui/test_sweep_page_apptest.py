@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.sweep import SweepSpec, run_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = {"n": 600, "n_test": 200, "d": 40, "D": 20, "m": 8, "T": 6, "batch": 100}
 
 
