@@ -65,6 +65,7 @@ def play_blank(page, seconds: float) -> dict:
     page.wait_for_timeout(seconds * 1000)
     res = page.evaluate("() => window.__feBench.stop()")
     res["frames_computed"] = int(dataset(page)["frames"]) - 1
+    res["remounts"] = int(dataset(page).get("moves") or 0)  # the player moved to a new container
     return res
 
 

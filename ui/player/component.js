@@ -8,7 +8,10 @@ export default function (component) {
   // into the new container: no blank frame, no lost position.
   let p = globalThis.FE_PLAYER;
   if (!p) p = globalThis.FE_PLAYER = new FEPlayer(parentElement, {});
-  else if (p.root.parentElement !== parentElement) parentElement.appendChild(p.root);
+  else if (p.root.parentElement !== parentElement) {
+    parentElement.appendChild(p.root);
+    p.root.dataset.moves = +(p.root.dataset.moves || 0) + 1;  // remounts seen (bench.ui reads it)
+  }
   p.hooks = {
     want: (run, n, have) => setStateValue("want", {run: run, n: n, have: have, t: Date.now()}),
     view: (v) => setStateValue("view", v),
