@@ -126,8 +126,10 @@ def step_two() -> None:
         "the paper's Table 1, 0.999 here on paper-parity, with every neuron within cos 0.9 of a "
         "star) and a classifier on them (*Two Step*) reaches 100 %. The Explore page plots the "
         "relevant share of the gradient per step, ‖relevant‖ / (‖relevant‖ + ‖background‖): "
-        "1 means the whole gradient lies along the relevant patterns, 0 all along the background; "
-        "it jumps up at step 2.")
+        "1 means the whole gradient lies along the relevant patterns, 0 all along the background. "
+        "On paper-parity it is already 0.95 at step 1 and rises to 0.97 at step 2 (relevant / "
+        "background 21 → 29); in the mini-batch steps after that it falls, as the loss is "
+        "then mostly fitted.")
     st.subheader("The classifier stage (t > 2)")
     st.write(
         "From then on the first layer barely moves and training is essentially a convex problem "
