@@ -8,8 +8,9 @@ import time
 import numpy as np
 import torch
 
+from .finite import check_finite
 from .network import Params, activation, margin_sums
-from .run import FREEZE_AFTER, Run, Snapshot, World, check_finite
+from .run import FREEZE_AFTER, Run, Snapshot, World
 from .trainer import Optimizer, Trainer, step_size
 
 METHODS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure",
