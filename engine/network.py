@@ -70,11 +70,18 @@ def _perp_sq(perp: torch.Tensor) -> torch.Tensor:
 def activation(z: torch.Tensor, xi: float, truncated: bool):
     """σ(z) and σ'(z), Gaussian-smoothed in closed form when xi > 0 (E_ξ σ(z + ξ))."""
     if xi <= 0.0:
-        if truncated:
-            return z.clamp(0.0, 1.0), ((z > 0) & (z < 1)).to(z.dtype)
-        return z.clamp_min(0.0), (z > 0).to(z.dtype)
+        act = z.clamp(0.0, 1.0) if truncated else z.clamp_min(0.0)
+        return act, indicator(act, truncated)
     act, der = _smooth_u(z / xi, xi, truncated)
     return act.mul_(xi), der
+
+
+def indicator(act: torch.Tensor, truncated: bool, out: torch.Tensor | None = None):
+    """σ'(z) = 1[0 < z < 1] from σ(z) = clamp(z, 0, 1), or 1[z > 0] from relu(z):
+    sign(σ) − floor(σ) (sign(σ) untruncated) is exactly that indicator, in float passes instead
+    of the boolean passes and a cast of `(z > 0) & (z < 1)` (≈ 6× faster on a CPU)."""
+    sign = torch.sign(act, out=out)
+    return sign.sub_(act.floor()) if truncated else sign
 
 
 def _smooth_relu(z: torch.Tensor, s: float):
@@ -160,8 +167,8 @@ def _twins(p: Params) -> bool:
 
 
 def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncated: bool,
-                train_first: bool = True, class_weights: tuple[float, float] | None = None
-                ) -> Grads:
+                train_first: bool = True, class_weights: tuple[float, float] | None = None,
+                feats: torch.Tensor | None = None) -> Grads:
     """∂L/∂(q, b, a) of the mean hinge loss max(0, 1 - y g(x; ξ)) (Lemma 12, closed form).
 
     `class_weights` (α_+, α_-) weight each sample's loss by its class, as App. F does in
@@ -169,7 +176,11 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
 
     Fused and chunked over samples (see the module notes); the result equals the plain
     computation (forward, residual r_n = -y_n 1[y_n g_n ≤ 1]/n, backward) to float rounding.
+    `feats`: the activations of z's rows for a frozen first layer (train_first False, ξ = 0),
+    twin-folded like the pass itself (see `frozen_units`); the matmul is then skipped.
     """
+    if feats is not None and (train_first or xi > 0.0):
+        raise ValueError("precomputed activations serve only a frozen, noise-free first layer")
     n, width = z.shape[0], p.q.shape[0]
     twins = _twins(p)
     if twins:  # evaluate each twin pair once: g = Σ_i σ_i (a_i + a_{m+i})
@@ -193,7 +204,7 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
     loss_sum = torch.zeros((), dtype=dt, device=dev)
     gc = torch.zeros((), dtype=dt, device=dev)
     active_sum = torch.zeros((), dtype=dt, device=dev)
-    pre_buf = work = rhs = None
+    pre_buf = work = rhs = der_buf = None
     inv_n = 1.0 / n
     for i in range(0, n, rows):
         zc, yc = z[i:i + rows], y[i:i + rows]
@@ -201,16 +212,16 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
         if pre_buf is None or pre_buf.shape[0] != c:
             pre_buf = torch.empty(c, units, dtype=dt, device=dev)
             work = [torch.empty_like(pre_buf) for _ in range(3)] if smooth else None
+            der_buf = torch.empty_like(pre_buf) if train_first and not smooth else None
             rhs = torch.empty(c, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
-        pre = torch.addmm(bias, zc, qt, out=pre_buf)
-        if smooth:
-            act, der = _smooth_u(pre, xi, truncated, work)
-        elif truncated:
-            der = ((pre > 0) & (pre < 1)).to(dt)
-            act = pre.clamp_(0.0, 1.0)
+        if feats is not None:  # a frozen layer's activations, computed once for the whole set
+            act, der = feats[i:i + rows], None
+        elif smooth:
+            act, der = _smooth_u(torch.addmm(bias, zc, qt, out=pre_buf), xi, truncated, work)
         else:
-            der = (pre > 0).to(dt)
-            act = pre.clamp_min_(0.0)
+            pre = torch.addmm(bias, zc, qt, out=pre_buf)
+            act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
+            der = indicator(act, truncated, der_buf) if train_first else None
         margin = torch.mv(act, a_fwd)
         if p.c is not None:
             margin.add_(p.c)
@@ -243,6 +254,25 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
     scaled = k_ext * p.a[:, None]
     return Grads(scaled[:, :-1].contiguous(), scaled[:, -1].contiguous(), ga, loss, hinge_active,
                  gc)
+
+
+def frozen_units(p: Params) -> tuple[torch.Tensor, torch.Tensor]:
+    """(q, b) of the units a pass evaluates: one of each twin pair under the symmetric init."""
+    if _twins(p):
+        h = p.q.shape[0] // 2
+        return p.q[:h], p.b[:h]
+    return p.q, p.b
+
+
+def layer_features(p: Params, z: torch.Tensor, truncated: bool, chunk: int = 8192) -> torch.Tensor:
+    """σ(⟨w_i, x⟩ + b_i) of every row of z for `frozen_units(p)`: the `feats` of hinge_grads."""
+    q, b = frozen_units(p)
+    out = torch.empty(z.shape[0], q.shape[0], dtype=z.dtype, device=z.device)
+    qt = q.T
+    for i in range(0, z.shape[0], chunk):
+        pre = torch.addmm(b, z[i:i + chunk], qt, out=out[i:i + chunk])
+        pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
+    return out
 
 
 def hinge_loss_acc(p: Params, z: torch.Tensor, y: torch.Tensor, truncated: bool = True):

@@ -10,8 +10,14 @@ import torch
 
 from .config import Config
 from .data import Dataset, Stats
-from .network import Grads, Params, hinge_grads
+from .network import Grads, Params, frozen_units, hinge_grads, layer_features
 from .schedule import Schedule, StepParams, init_scales
+
+# A frozen first layer's activations on the training set are kept when they fit in this many
+# bytes (paper-parity: 60 MB for RF's twin-folded layer, 120 MB for One and Two Step), so each
+# classifier-stage step of RF/One/Two Step is a row gather instead of a batch × d × 2m matmul.
+FEATURE_CACHE_BYTES = 256 * 2**20
+FEATURE_CACHE_LAYERS = 4  # RF, One Step, Two Step and one spare
 
 
 @dataclass
@@ -25,6 +31,23 @@ class DeviceData:
     # full-batch gradients of recent (params, step) pairs, shared by every trainer on this data:
     # the network, One Step and Two Step take identical full-batch steps 1-2 from the same init
     full_batch_cache: list = field(default_factory=list, repr=False, compare=False)
+    # (q, b, activations on z_train) of frozen first layers (RF, One/Two Step after freezing)
+    feature_cache: list = field(default_factory=list, repr=False, compare=False)
+
+    def frozen_features(self, p: Params, truncated: bool) -> torch.Tensor | None:
+        """Activations of a frozen first layer on the whole training set, computed once and
+        shared (None above FEATURE_CACHE_BYTES: the mini-batch pass then recomputes them).
+        Rows equal the per-batch pass bitwise (same addmm per row; tests/engine check it)."""
+        q, b = frozen_units(p)
+        for q_, b_, feats in self.feature_cache:
+            if torch.equal(q_, q) and torch.equal(b_, b):
+                return feats
+        if self.z_train.shape[0] * q.shape[0] * self.z_train.element_size() > FEATURE_CACHE_BYTES:
+            return None
+        feats = layer_features(p, self.z_train, truncated)
+        self.feature_cache[:] = [*self.feature_cache[-(FEATURE_CACHE_LAYERS - 1):],
+                                 (q.clone(), b.clone(), feats)]
+        return feats
 
     @classmethod
     def from_dataset(cls, ds: Dataset, device) -> DeviceData:
@@ -73,16 +96,22 @@ class Trainer:
             return self.schedule.later, False
         return self.schedule.at(t), True
 
+    def next_batch(self) -> torch.Tensor | None:
+        """Row indices of the next mini-batch (reshuffled each epoch); None for the full set."""
+        n = self.data.z_train.shape[0]
+        if self.batch >= n:
+            return None
+        if self._cursor + self.batch > len(self._order):  # reshuffle each epoch
+            self._order = torch.randperm(n, generator=self._gen).numpy()
+            self._cursor = 0
+        idx = self._order[self._cursor:self._cursor + self.batch]
+        self._cursor += self.batch
+        return torch.as_tensor(idx, device=self.data.z_train.device)
+
     def _batch(self, full: bool) -> tuple[torch.Tensor, torch.Tensor]:
         z, y = self.data.z_train, self.data.y_train
-        if full or self.batch >= z.shape[0]:
-            return z, y
-        if self._cursor + self.batch > len(self._order):  # reshuffle each epoch
-            self._order = torch.randperm(z.shape[0], generator=self._gen).numpy()
-            self._cursor = 0
-        idx = torch.as_tensor(self._order[self._cursor:self._cursor + self.batch], device=z.device)
-        self._cursor += self.batch
-        return z.index_select(0, idx), y.index_select(0, idx)
+        idx = None if full else self.next_batch()
+        return (z, y) if idx is None else (z.index_select(0, idx), y.index_select(0, idx))
 
     def step(self) -> Grads:
         """One update θ ← θ - η(∇L + 2λθ) (with momentum if set); returns the loss gradients."""
@@ -92,9 +121,14 @@ class Trainer:
         if full:
             g = self._full_batch_grads(sp, train_first)
         else:
-            z, y = self._batch(False)
+            idx, d = self.next_batch(), self.data
+            z, y = d.z_train.index_select(0, idx), d.y_train.index_select(0, idx)
+            feats = None
+            if not train_first and sp.xi <= 0.0:
+                feats = d.frozen_features(self.p, self.schedule.truncated)
+                feats = None if feats is None else feats.index_select(0, idx)
             g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first,
-                            sp.class_weights)
+                            sp.class_weights, feats)
         self._apply(g, sp, train_first)
         return g
 

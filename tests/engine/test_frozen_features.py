@@ -1,0 +1,54 @@
+"""The frozen-layer fast path: cached activations give bitwise the same training as recomputing.
+
+RF, One Step and Two Step train only the output layer after their freeze; their classifier-stage
+steps gather rows of the frozen layer's activations on the training set (DeviceData.
+frozen_features) instead of a batch × d × 2m matmul. The oracle is the plain pass of the same
+steps with the cache switched off (the byte limit at 0), and the indicator's boolean formula.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import engine.trainer as trainer
+from engine.compare import Comparison
+from engine.config import Config
+from engine.network import activation, indicator
+
+FROZEN = ["rf", "one_step", "two_step"]
+
+
+def _summaries(cfg: Config) -> dict:
+    cmp_ = Comparison(cfg, FROZEN, device="cpu")
+    cmp_.run_all()
+    out = {}
+    for m, r in cmp_.runs.items():
+        p = r.params
+        out[m] = (p.a.clone(), None if p.c is None else p.c.clone(),
+                  [(s.train_acc, s.test_acc) for s in r.history])
+    return out, cmp_.world.data.feature_cache
+
+
+def test_cached_frozen_features_train_bitwise_like_the_plain_pass(monkeypatch):
+    cfg = Config(d=40, D=20, k=3, m=24, n=3000, n_test=500, T=30, batch=200, seed=3)
+    cached, cache = _summaries(cfg)
+    assert len(cache) == 3  # RF's init layer and One/Two Step's frozen layers were kept
+    assert cache[0][2].shape == (3000, 24)  # RF: twin-folded init (m units, not 2m)
+    monkeypatch.setattr(trainer, "FEATURE_CACHE_BYTES", 0)
+    plain, none = _summaries(cfg)
+    assert none == []
+    for m in FROZEN:
+        assert torch.equal(cached[m][0], plain[m][0]), m
+        assert cached[m][2] == plain[m][2], m
+        assert cached[m][1] is not None and torch.equal(cached[m][1], plain[m][1]), m
+
+
+@pytest.mark.parametrize("truncated", [True, False])
+def test_indicator_is_the_derivative_mask(truncated):
+    z = torch.tensor([-2.0, -1e-30, 0.0, 1e-30, 0.3, 0.999999, 1.0, 1.0000001, 5.0])
+    z = torch.cat([z, torch.randn(1000, generator=torch.Generator().manual_seed(0))])
+    act, der = activation(z.clone(), 0.0, truncated)
+    mask = ((z > 0) & (z < 1)) if truncated else (z > 0)
+    assert torch.equal(der, mask.float())
+    assert torch.equal(indicator(act, truncated), mask.float())
