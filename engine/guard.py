@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, field
 
 from .config import Config, ConfigError
+from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20
 F32, F64 = 4, 8
@@ -131,6 +132,18 @@ def _world_mb(cfg: Config, methods) -> tuple[float, float, float]:
     return init / MB, kept / MB, evaluation / MB
 
 
+def _frozen_features_bytes(cfg: Config, methods) -> int:
+    """Frozen layers' activations on the training set (engine.trainer.DeviceData), up to their
+    budget: RF's symmetric init is evaluated on m units, One/Two Step's layers on 2m."""
+    need = {True: 0, False: 0}  # per world: with and without structure
+    for m in methods:
+        base = m.removesuffix("_no_structure")
+        if base in FROZEN_METHODS:
+            units = cfg.m if base == "rf" and cfg.schedule != "standard" else 2 * cfg.m
+            need[base == m] += cfg.n * units * F32
+    return sum(min(v, FEATURE_CACHE_BYTES) for v in need.values())
+
+
 def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     """(kept, evaluation peak) MB of one method: parameters, caches, history; NTK buffers."""
     r, _, _ = coord_dim(cfg)
@@ -198,6 +211,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
     method_kept = sum(k for k, _ in per_method.values())
     method_eval = max((e for _, e in per_method.values()), default=0.0)
     resident = worlds * (kept + net_kept) + method_kept  # alive from training to the end
+    resident += _frozen_features_bytes(cfg, methods) / MB
     parts = {  # the phases of a run; the peak is the largest
         "data generation": gen + (worlds - 1) * (kept + net_kept),
         "network initialisation": worlds * kept + (worlds - 1) * net_kept + init,
