@@ -26,9 +26,13 @@ def unit(spec: SweepSpec, seeds: list[int], batch: bool) -> dict:
 
 def timed(u: dict) -> tuple[float, list[dict]]:
     """Seconds and rows of one unit."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rows = run_unit(u)
+    CPU_S.append(time.process_time() - c0)
     return time.perf_counter() - t0, rows
+
+
+CPU_S: list[float] = []  # CPU seconds of each timed unit, in order (robust to a busy machine)
 
 
 def main(argv=None) -> int:
@@ -53,13 +57,17 @@ def main(argv=None) -> int:
            "one_seed_s": one, "seeds_unbatched_s": many, "seeds_batched_s": batched,
            "ratio_unbatched": many / one, "ratio_batched": batched / one,
            "batched_rows": sum(r["batched"] for r in rows), "max_test_acc_diff": worst,
-           "load_average": os.getloadavg()[0]}
+           "load_average": os.getloadavg()[0], "cpu_s": list(CPU_S),
+           "cpu_ratio_unbatched": CPU_S[1] / CPU_S[0], "cpu_ratio_batched": CPU_S[2] / CPU_S[0]}
     print(f"{args.preset} k={args.k} methods={args.methods} (one torch thread, load "
           f"{out['load_average']:.1f})")
     print(f"1 seed: {one:.1f} s; {args.seeds} seeds one by one: {many:.1f} s "
           f"({many / one:.2f}×); {args.seeds} seeds batched: {batched:.1f} s "
           f"({batched / one:.2f}×); target ≤ 2.5×; batched vs unbatched test accuracy "
           f"max |Δ| = {worst:.2g}")
+    print(f"CPU seconds (this process): 1 seed {CPU_S[0]:.1f}; one by one {CPU_S[1]:.1f} "
+          f"({out['cpu_ratio_unbatched']:.2f}×); batched {CPU_S[2]:.1f} "
+          f"({out['cpu_ratio_batched']:.2f}×)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)

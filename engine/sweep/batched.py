@@ -1,13 +1,19 @@
 """Seeds of one setting trained as one batched computation (a leading batch dimension).
 
 What batches: the network and its frozen-layer variants (rf, one_step, two_step) of every seed,
-as E = seeds × methods entries of one torch.bmm per step, on the sparse-coding data with the
-paper or theory schedule (SGD without momentum or Adam, averaging, intercept). What does not:
-the NTK, the *_no_structure methods, other scenarios, momentum (the standard schedule) and
+as E = seeds × methods entries of one stacked state stepped together, on the sparse-coding data
+with the paper or theory schedule (SGD without momentum or Adam, averaging, intercept). What
+does not: the NTK, the *_no_structure methods, other scenarios, momentum (the standard schedule) and
 classifier=logreg; those go through engine.compare one seed at a time. Data, initial networks
 and schedules come from the engine's own build_world per seed, and whole-set accuracies (steps
 0-2 and T) from its Evaluator, so rows match the unbatched engine to float rounding
 (tests/test_sweep_batched.py).
+
+Where the time goes: the matmuls are per-entry loops of addmm/mv on one stacked buffer (CPU
+BLAS is faster that way than torch.baddbmm/bmm at these shapes), so batching saves the Python
+and bookkeeping of each step, not arithmetic. Frozen layers' activations (training set and
+probes) are computed once, as in the unbatched engine, and one seed's entries that share the
+full-batch steps 1-2 (network, One and Two Step) are evaluated once.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import torch
 
 from ..network import Params
 from ..run import FREEZE_AFTER, build_world
+from ..trainer import FEATURE_CACHE_BYTES
 from . import batched_step as bs
 from .runner import make_row
 
@@ -84,20 +91,77 @@ def _groups(entries, t: int, sch) -> dict:
     return out
 
 
+def _frozen_acts(st, slot: str, ix: list[int], sets, truncated: bool):
+    """(activations on sets()[e], folded) of the frozen entries ix, computed once per set of
+    entries (engine.trainer.DeviceData.frozen_features batched); None above the budget."""
+    cache = st.setdefault(slot, {})
+    key = tuple(ix)
+    if key not in cache:
+        cache.clear()  # the frozen set only grows (steps 1-3): the old one is not needed again
+        z = sets()
+        units = st["q"].shape[1]
+        if len(ix) * z.shape[1] * units * z.element_size() > FEATURE_CACHE_BYTES:
+            cache[key] = None
+        else:
+            ix_t = torch.tensor(ix)
+            cache[key] = bs.layer_acts(st["q"][ix_t], st["b"][ix_t], z, truncated)
+    return cache[key]
+
+
 def _step(st, t, entries, worlds, orders, z_all, y_all, sidx) -> None:
     sch, cfg = worlds[0].schedule, worlds[0].cfg
     for (_, train_first, _), (sp, ix) in _groups(entries, t, sch).items():
         ix_t = torch.tensor(ix)
         seeds = sidx[ix_t]
         if sp.full_batch or cfg.batch >= orders.n:
-            z, y = z_all[seeds], y_all[seeds]
+            g = _full_batch_grads(st, ix, seeds, z_all, y_all, sp, sch, train_first)
         else:
             idx = torch.stack([orders.take(e) for e in ix]).to(z_all.device)
-            z = z_all[seeds[:, None], idx]
-            y = y_all[seeds[:, None], idx]
-        sub = {k: st[k][ix_t] for k in ("q", "b", "a", "c")}
-        g = bs.hinge_grads(sub, z, y, sp.xi, sch.truncated, train_first, sp.class_weights)
+            y = _rows(y_all, seeds, idx)
+            cached = None
+            if not train_first and sp.xi <= 0.0:
+                cached = _frozen_acts(st, "train_acts", ix, lambda s=seeds: z_all[s],
+                                      sch.truncated)
+            if cached is None:
+                z = _rows(z_all, seeds, idx)
+            else:  # rows of the cached activations instead of the batch's forward pass
+                local = torch.arange(len(ix), device=idx.device)
+                cached, z = (_rows(cached[0], local, idx), cached[1]), None
+            sub = {k: st[k][ix_t] for k in ("q", "b", "a", "c")}
+            g = bs.hinge_grads(sub, z, y, sp.xi, sch.truncated, train_first, sp.class_weights,
+                               cached)
         bs.apply(st, ix_t, g, sp, train_first, t, sch.T, sch.dim)
+
+
+def _rows(x: torch.Tensor, which: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """x[which[e], idx[e]] for every e (E×B rows of E sets) by one index_select: advanced
+    indexing with two index tensors is 2-3× slower on a CPU."""
+    n = x.shape[1]
+    flat = (which.to(idx.device)[:, None] * n + idx).reshape(-1)
+    out = x.reshape(x.shape[0] * n, *x.shape[2:]).index_select(0, flat)
+    return out.reshape(*idx.shape, *x.shape[2:])
+
+
+def _full_batch_grads(st, ix, seeds, z_all, y_all, sp, sch, train_first: bool) -> dict:
+    """Full-batch gradients of entries ix; entries of one seed in the same state (network,
+    One and Two Step share steps 1-2, as engine.trainer's full_batch_cache exploits) are
+    evaluated once and their gradients copied."""
+    uniq, useed, src = [], [], []  # evaluated entries, their seeds; per entry its source
+    for pos, e in enumerate(ix):
+        s = int(seeds[pos])
+        j = next((j for j, u in enumerate(uniq) if useed[j] == s and
+                  all(torch.equal(st[k][e], st[k][u]) for k in "qbac")), None)
+        if j is None:
+            j = len(uniq)
+            uniq.append(e)
+            useed.append(s)
+        src.append(j)
+    sub = {k: st[k][torch.tensor(uniq)] for k in ("q", "b", "a", "c")}
+    us = torch.tensor(useed, device=z_all.device)
+    g = bs.hinge_grads(sub, z_all[us], y_all[us], sp.xi, sch.truncated, train_first,
+                       sp.class_weights)
+    pick = torch.tensor(src)
+    return {k: v[pick.to(v.device)] for k, v in g.items()}
 
 
 
@@ -135,6 +199,24 @@ def _cos_max(p: dict, pr: Probe) -> torch.Tensor:
     return (dots / norms.clamp_min(1e-30)).max(1).values
 
 
+def _probe_outputs(st, p: dict, t: int, entries, pr: Probe, truncated: bool):
+    """g of every entry on its probe samples; frozen layers' activations are computed once."""
+    frozen = [e for e, (_, m) in enumerate(entries)
+              if FREEZE_AFTER[m] is not None and t > FREEZE_AFTER[m]]
+    cached = _frozen_acts(st, "probe_acts", frozen, lambda: pr.z[torch.tensor(frozen)],
+                          truncated) if frozen else None
+    if cached is None:
+        return bs.outputs(p["q"], p["b"], p["a"], p["c"], pr.z, truncated)[0]
+    g = torch.empty(pr.y.shape, dtype=pr.z.dtype, device=pr.z.device)
+    fz = torch.tensor(frozen)
+    g[fz] = bs.frozen_outputs(p["a"][fz], p["c"][fz], *cached)
+    rest = torch.tensor([e for e in range(len(entries)) if e not in set(frozen)], dtype=torch.long)
+    if len(rest):
+        g[rest] = bs.outputs(p["q"][rest], p["b"][rest], p["a"][rest], p["c"][rest], pr.z[rest],
+                             truncated)[0]
+    return g
+
+
 def _measure(st, t, T, entries, worlds, pr: Probe) -> list[list[float]]:
     """Per entry [train_loss, train_acc, test_loss, test_acc, cos_max] after step t."""
     p = _pick(st)
@@ -142,9 +224,7 @@ def _measure(st, t, T, entries, worlds, pr: Probe) -> list[list[float]]:
         stats = torch.stack([worlds[i].evaluator.accuracy_t(_params(st, e, worlds[i]), True)
                              for e, (i, _) in enumerate(entries)])
     else:
-        g, _, _, _ = bs.outputs(p["q"], p["b"], p["a"], p["c"], pr.z,
-                                worlds[0].schedule.truncated)
-        margin = g * pr.y
+        margin = _probe_outputs(st, p, t, entries, pr, worlds[0].schedule.truncated) * pr.y
         parts = []
         for m, n in ((margin[:, :pr.k], pr.k), (margin[:, pr.k:], margin.shape[1] - pr.k)):
             right = (m > 0).sum(1) + 0.5 * (m == 0).sum(1)
