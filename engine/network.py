@@ -76,12 +76,15 @@ def activation(z: torch.Tensor, xi: float, truncated: bool):
     return act.mul_(xi), der
 
 
-def indicator(act: torch.Tensor, truncated: bool, out: torch.Tensor | None = None):
+def indicator(act: torch.Tensor, truncated: bool, out: torch.Tensor | None = None,
+              work: torch.Tensor | None = None) -> torch.Tensor:
     """σ'(z) = 1[0 < z < 1] from σ(z) = clamp(z, 0, 1), or 1[z > 0] from relu(z):
-    sign(σ) − floor(σ) (sign(σ) untruncated) is exactly that indicator, in float passes instead
-    of the boolean passes and a cast of `(z > 0) & (z < 1)` (≈ 6× faster on a CPU)."""
-    sign = torch.sign(act, out=out)
-    return sign.sub_(act.floor()) if truncated else sign
+    ceil(σ) − floor(σ) (sign(σ) untruncated) is exactly that indicator, in float passes instead
+    of the boolean passes and a cast of `(z > 0) & (z < 1)` (≈ 4× faster on a CPU); `out` and
+    `work` are optional buffers shaped like act, so nothing is allocated per call."""
+    if not truncated:
+        return torch.sign(act, out=out)
+    return torch.ceil(act, out=out).sub_(torch.floor(act, out=work))
 
 
 def _smooth_relu(z: torch.Tensor, s: float):
@@ -212,7 +215,8 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
         if pre_buf is None or pre_buf.shape[0] != c:
             pre_buf = torch.empty(c, units, dtype=dt, device=dev)
             work = [torch.empty_like(pre_buf) for _ in range(3)] if smooth else None
-            der_buf = torch.empty_like(pre_buf) if train_first and not smooth else None
+            der_buf = [torch.empty_like(pre_buf) for _ in range(2)] \
+                if train_first and not smooth else None
             rhs = torch.empty(c, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
         if feats is not None:  # a frozen layer's activations, computed once for the whole set
             act, der = feats[i:i + rows], None
@@ -221,7 +225,7 @@ def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncate
         else:
             pre = torch.addmm(bias, zc, qt, out=pre_buf)
             act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
-            der = indicator(act, truncated, der_buf) if train_first else None
+            der = indicator(act, truncated, *der_buf) if train_first else None
         margin = torch.mv(act, a_fwd)
         if p.c is not None:
             margin.add_(p.c)

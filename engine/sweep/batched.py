@@ -27,7 +27,7 @@ from ..network import Params
 from ..run import FREEZE_AFTER, build_world
 from ..trainer import FEATURE_CACHE_BYTES
 from . import batched_step as bs
-from .runner import make_row
+from .runner import curve_stride, make_row
 
 FAMILY = tuple(FREEZE_AFTER)  # network, rf, one_step, two_step
 
@@ -199,38 +199,48 @@ def _cos_max(p: dict, pr: Probe) -> torch.Tensor:
     return (dots / norms.clamp_min(1e-30)).max(1).values
 
 
-def _probe_outputs(st, p: dict, t: int, entries, pr: Probe, truncated: bool):
-    """g of every entry on its probe samples; frozen layers' activations are computed once."""
+def _probe_outputs(st, p: dict, t: int, entries, pr: Probe, truncated: bool, rows: slice):
+    """g of every entry on its probe samples `rows`; frozen layers' activations (on every
+    probe sample) are computed once."""
     frozen = [e for e, (_, m) in enumerate(entries)
               if FREEZE_AFTER[m] is not None and t > FREEZE_AFTER[m]]
     cached = _frozen_acts(st, "probe_acts", frozen, lambda: pr.z[torch.tensor(frozen)],
                           truncated) if frozen else None
+    z = pr.z[:, rows]
     if cached is None:
-        return bs.outputs(p["q"], p["b"], p["a"], p["c"], pr.z, truncated)[0]
-    g = torch.empty(pr.y.shape, dtype=pr.z.dtype, device=pr.z.device)
+        return bs.outputs(p["q"], p["b"], p["a"], p["c"], z, truncated)[0]
+    g = torch.empty(z.shape[:2], dtype=z.dtype, device=z.device)
     fz = torch.tensor(frozen)
-    g[fz] = bs.frozen_outputs(p["a"][fz], p["c"][fz], *cached)
+    g[fz] = bs.frozen_outputs(p["a"][fz], p["c"][fz], cached[0][:, rows], cached[1])
     rest = torch.tensor([e for e in range(len(entries)) if e not in set(frozen)], dtype=torch.long)
     if len(rest):
-        g[rest] = bs.outputs(p["q"][rest], p["b"][rest], p["a"][rest], p["c"][rest], pr.z[rest],
+        g[rest] = bs.outputs(p["q"][rest], p["b"][rest], p["a"][rest], p["c"][rest], z[rest],
                              truncated)[0]
     return g
 
 
-def _measure(st, t, T, entries, worlds, pr: Probe) -> list[list[float]]:
-    """Per entry [train_loss, train_acc, test_loss, test_acc, cos_max] after step t."""
+def _measure(st, t, T, entries, worlds, pr: Probe) -> list[list]:
+    """Per entry [train_loss, train_acc, test_loss, test_acc, cos_max] after step t. Between
+    the curves' stride steps only the test probe is measured (steps_95/99 need it every step;
+    the rest is stored at the stride only) and the other fields are None."""
     p = _pick(st)
     if t <= 2 or t >= T:  # whole sets, by the engine's own evaluator
         stats = torch.stack([worlds[i].evaluator.accuracy_t(_params(st, e, worlds[i]), True)
                              for e, (i, _) in enumerate(entries)])
-    else:
-        margin = _probe_outputs(st, p, t, entries, pr, worlds[0].schedule.truncated) * pr.y
-        parts = []
-        for m, n in ((margin[:, :pr.k], pr.k), (margin[:, pr.k:], margin.shape[1] - pr.k)):
-            right = (m > 0).sum(1) + 0.5 * (m == 0).sum(1)
-            parts += [(1.0 - m).clamp_min(0.0).sum(1) / n, right.to(m.dtype) / n]
-        stats = torch.stack(parts, 1)
-    out = torch.cat([stats, _cos_max(p, pr)[:, None]], 1)
+        return torch.cat([stats, _cos_max(p, pr)[:, None]], 1).double().cpu().tolist()
+    full = t % curve_stride(T) == 0
+    rows = slice(0, None) if full else slice(pr.k, None)
+    margin = _probe_outputs(st, p, t, entries, pr, worlds[0].schedule.truncated, rows) \
+        * pr.y[:, rows]
+    splits = ((margin[:, :pr.k], pr.k), (margin[:, pr.k:], margin.shape[1] - pr.k)) if full \
+        else ((margin, margin.shape[1]),)
+    parts = []
+    for m, n in splits:
+        right = (m > 0).sum(1) + 0.5 * (m == 0).sum(1)
+        parts += [(1.0 - m).clamp_min(0.0).sum(1) / n, right.to(m.dtype) / n]
+    if not full:
+        return [[None, None, lo, acc, None] for lo, acc in torch.stack(parts, 1).double().tolist()]
+    out = torch.cat([torch.stack(parts, 1), _cos_max(p, pr)[:, None]], 1)
     return out.double().cpu().tolist()
 
 
