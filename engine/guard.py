@@ -134,14 +134,16 @@ def _world_mb(cfg: Config, methods) -> tuple[float, float, float]:
 
 def _frozen_features_bytes(cfg: Config, methods) -> int:
     """Frozen layers' activations on the training set (engine.trainer.DeviceData), up to their
-    budget: RF's symmetric init is evaluated on m units, One/Two Step's layers on 2m."""
-    need = {True: 0, False: 0}  # per world: with and without structure
-    for m in methods:
-        base = m.removesuffix("_no_structure")
-        if base in FROZEN_METHODS:
-            units = cfg.m if base == "rf" and cfg.schedule != "standard" else 2 * cfg.m
-            need[base == m] += cfg.n * units * F32
-    return sum(min(v, FEATURE_CACHE_BYTES) for v in need.values())
+    budget: the initial layer (RF and the NTK share it; m units under the symmetric init) and
+    One/Two Step's layers (2m units each)."""
+    total = 0
+    for structured in (True, False):  # one cache per world
+        bases = {m.removesuffix("_no_structure") for m in methods
+                 if m.endswith("_no_structure") != structured}
+        units = (cfg.m if cfg.schedule != "standard" else 2 * cfg.m) * bool(bases & {"rf", "ntk"})
+        units += 2 * cfg.m * len(bases & {"one_step", "two_step"})
+        total += min(cfg.n * units * F32, FEATURE_CACHE_BYTES)
+    return total
 
 
 def _method_mb(cfg: Config, method: str) -> tuple[float, float]:

@@ -90,6 +90,7 @@ class Trainer:
         self._gen = torch.Generator().manual_seed(seed * 104729 + 3)
         self._order, self._cursor = np.empty(0, dtype=np.int64), 0
         self.opt = Optimizer(schedule.dim)
+        self._rows: torch.Tensor | None = None  # mini-batch rows of a frozen layer's features
 
     def params_at(self, t: int) -> tuple[StepParams, bool]:
         """Step parameters at step t and whether the first layer trains."""
@@ -127,7 +128,10 @@ class Trainer:
             feats = None
             if not train_first and sp.xi <= 0.0:
                 feats = d.frozen_features(self.p, self.schedule.truncated)
-                feats = None if feats is None else feats.index_select(0, idx)
+                if feats is not None:  # into a kept buffer: a fresh one costs page faults
+                    if self._rows is None or self._rows.shape != (len(idx), feats.shape[1]):
+                        self._rows = feats.new_empty(len(idx), feats.shape[1])
+                    feats = torch.index_select(feats, 0, idx, out=self._rows)
             g = hinge_grads(self.p, z, y, sp.xi, self.schedule.truncated, train_first,
                             sp.class_weights, feats)
         self._apply(g, sp, train_first)

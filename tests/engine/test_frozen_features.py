@@ -52,3 +52,26 @@ def test_indicator_is_the_derivative_mask(truncated):
     mask = ((z > 0) & (z < 1)) if truncated else (z > 0)
     assert torch.equal(der, mask.float())
     assert torch.equal(indicator(act, truncated), mask.float())
+
+
+@pytest.mark.parametrize("schedule", ["paper", "standard"])
+def test_ntk_from_cached_initial_features_equals_recomputing(monkeypatch, schedule):
+    """The NTK reads σ at θ₀ from the initial layer's cached activations (twin-folded under
+    the symmetric init, shared with RF); the model it trains is bitwise the recomputed one."""
+    cfg = Config(d=30, D=15, k=3, m=20, n=2000, n_test=400, T=25, batch=250, seed=5,
+                 schedule=schedule)
+
+    def run():
+        cmp_ = Comparison(cfg, ["ntk", "rf"], device="cpu")
+        cmp_.run_all()
+        ntk = cmp_.runs["ntk"]
+        return ntk.reported(), [(s.train_acc, s.test_acc) for s in ntk.history], \
+            len(cmp_.world.data.feature_cache)
+
+    cached, hist, layers = run()
+    assert layers == 1  # the NTK and RF share the initial layer's activations
+    monkeypatch.setattr(trainer, "FEATURE_CACHE_BYTES", 0)
+    plain, hist0, none = run()
+    assert none == 0 and hist == hist0
+    for got, want in zip(cached, plain, strict=True):
+        assert (got is None and want is None) or torch.equal(got, want)
