@@ -52,10 +52,32 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
         return text + (f"{acc}. These are the features the paper proves the network learns "
                        "(fixed features such as the NTK do not).")
     text = f"**Classifier stage, step {snap.step}** (t > 2): {acc}; {where}."
+    text += _drift(history, snap)
     if not snap.grad:
         text += (" The gradient on w is exactly zero at this step: every sample of the batch has "
                  "margin y·g(x) ≥ 1, so the hinge loss is flat.")
     return text
+
+
+def _drift(history: list, snap) -> str:
+    """Which neurons left the stars since step 2 and what they weigh, when visibly many did."""
+    after2 = next((s for s in history if s.stage == "step 2"), None)
+    if after2 is None or snap.frac_aligned > after2.frac_aligned - 0.05:
+        return ""
+    was = np.abs(np.asarray(after2.cos)) > ALIGNED
+    now = np.abs(np.asarray(snap.cos)) > ALIGNED
+    left, stayed = was & ~now, was & now
+    if not left.any() or not stayed.any():
+        return ""
+    a = np.abs(np.asarray(snap.a))
+    a_left, a_stay = float(np.median(a[left])), float(np.median(a[stayed]))
+    verdict = ("so the classifier rests mostly on the neurons still on the stars"
+               if a_stay > 1.5 * a_left else "so the off-star neurons weigh about as much")
+    return (f" After step 2, {_pct(after2.frac_aligned)} were on a star. Both layers keep "
+            f"training in this stage: the {int(left.sum())} neurons that left have a median "
+            f"output weight |a| of {a_left:.3g}, against {a_stay:.3g} for the "
+            f"{int(stayed.sum())} that stayed, {verdict}. The paper's Fig. 2 shows steps 0-2 "
+            "only; its theory has the first layer barely move after step 2.")
 
 
 def narrate_html(history: list, i: int, truth: bool = True) -> str:
