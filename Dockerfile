@@ -5,7 +5,7 @@
 #                   (or: docker compose --profile gpu up gpu)
 #
 # Only the runtime parts of the repo reach the image; .dockerignore is an allow-list
-# (app.py, pages/, engine/, ui/, assets/, .streamlit/ and requirements.txt).
+# (app.py, asgi.py, pages/, engine/, ui/, assets/, .streamlit/ and requirements.txt).
 FROM python:3.11-slim
 
 # Where torch comes from. The CPU index gives a ~200 MB torch instead of ~2.7 GB of CUDA libraries.
@@ -45,4 +45,4 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; r = urllib.request.urlopen('http://localhost:8501/_stcore/health', timeout=4); sys.exit(0 if r.read().strip() == b'ok' else 1)"]
 
-CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]
+CMD ["streamlit", "run", "asgi.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"]

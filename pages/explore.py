@@ -41,17 +41,25 @@ def sync_url() -> None:
 sync_url()
 if state.run is None:
     st.stop()
-state.timer_on = player_view.computing(state)
+state.timer_on = player_view.ticking(state)
+state.page_run = True  # the next call of live_panel is part of this full run
 
 
 @st.fragment(run_every=live.TICK_S if state.timer_on else None)
 def live_panel() -> None:
     """One tick: compute the frames the browser asked for (within budget), send the new ones."""
-    live.compute(state, player_view.session(state))
-    if state.timer_on != player_view.computing(state):
-        st.rerun()  # started, finished, paused or diverged: a full run sets the timer
+    # In a full run the player goes out before any work: a full run that ends without it
+    # (its fragment body cut short) makes Streamlit drop the player and the browser remount
+    # it, with blank charts for a moment. A tick of the fragment alone sends fresh frames.
+    full_run, state.page_run = state.page_run, False
+    if not full_run:
+        live.compute(state, player_view.session(state))
     player_view.mount(state, theme=mode.theme, present=mode.on)
     sync_url()  # the player's view changes rerun this fragment only
+    if full_run:  # its frames go out with the next tick
+        live.compute(state, player_view.session(state))
+    if state.timer_on != player_view.ticking(state):
+        st.rerun()  # started, finished, idle or diverged: a full run sets the timer
 
 
 live_panel()

@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-venv.sh
-exec .venv/bin/python -m streamlit run app.py "$@"
+# asgi.py serves app.py as an st.App whose middleware says "Page not found" for /a/b
+exec .venv/bin/python -m streamlit run asgi.py "$@"

@@ -21,7 +21,7 @@ from dockerfile_parse import DockerfileParser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
-RUNTIME_PARTS = {"app.py", "pages/", "engine/", "ui/", "assets/", ".streamlit/"}
+RUNTIME_PARTS = {"app.py", "asgi.py", "pages/", "engine/", "ui/", "assets/", ".streamlit/"}
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
@@ -83,7 +83,8 @@ def test_healthcheck_hits_stcore_health_with_python(dockerfile):
 
 def test_cmd_runs_streamlit_on_all_interfaces(dockerfile):
     cmd = json.loads(instructions(dockerfile, "CMD")[-1]["value"])  # exec (JSON) form
-    assert cmd[:3] == ["streamlit", "run", "app.py"]
+    # asgi.py serves app.py as an st.App with the not-found middleware (ui/not_found.py)
+    assert cmd[:3] == ["streamlit", "run", "asgi.py"]
     assert "--server.address=0.0.0.0" in cmd
     assert "--server.port=8501" in cmd
     assert "--server.headless=true" in cmd
@@ -115,7 +116,8 @@ def test_only_runtime_parts_reach_the_image(dockerfile):
     allowed = {p[1:] for p in patterns if p.startswith("!")}
     assert allowed == RUNTIME_PARTS | {"requirements.txt"}
     assert ".streamlit/secrets.toml" in patterns
-    assert (ROOT / "app.py").is_file(), "the image's CMD runs app.py"
+    assert (ROOT / "app.py").is_file(), "asgi.py (the image's CMD) serves app.py"
+    assert (ROOT / "asgi.py").is_file(), "the image's CMD runs asgi.py"
 
 
 def _hadolint() -> str | None:

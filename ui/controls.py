@@ -10,7 +10,7 @@ import streamlit as st
 from engine.config import SPECS, Config, ConfigError, Spec, validate
 from engine.echo import markdown_plain
 from engine.presets import PRESETS, preset_config
-from ui.state import AppState
+from ui.state import AppState, matching_preset
 
 PREFIX = "w_"  # widget keys are "w_<setting>"
 PRESET_KEY = "w_preset"
@@ -48,8 +48,16 @@ def sync_widgets(state: AppState, force: bool = False) -> None:
         return
     for name in SPECS:
         st.session_state[key(name)] = getattr(state.cfg, name)
-    st.session_state[PRESET_KEY] = state.preset if state.preset in PRESETS else CUSTOM
+    st.session_state[PRESET_KEY] = preset_shown(state)
     state.synced_cfg, state.form_error = state.cfg, None
+
+
+def preset_shown(state: AppState) -> str:
+    """The Preset box: the loaded preset, else the paper preset whose setting this is (the
+    defaults are paper-parity's), else "(custom)"."""
+    if state.preset in PRESETS:
+        return state.preset
+    return matching_preset(state.cfg) or CUSTOM
 
 
 def widget_config(state: AppState) -> Config:
@@ -69,8 +77,8 @@ def on_widget(state: AppState) -> None:
     state.form_error = None
     if state.preset in PRESETS and cfg != preset_config(state.preset):
         state.preset = None
-        st.session_state[PRESET_KEY] = CUSTOM
     state.cfg = state.synced_cfg = cfg
+    st.session_state[PRESET_KEY] = preset_shown(state)
 
 
 def on_preset(state: AppState) -> None:

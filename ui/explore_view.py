@@ -31,14 +31,19 @@ def view_params(state: AppState) -> dict[str, str]:
 
 
 def downloads(state: AppState) -> None:
-    """Metrics CSV and report JSON (the CLI's schema) of the run so far."""
-    csv, report, t = _export(state)
+    """Metrics CSV and report JSON (the CLI's schema) of the run so far, and the exports.
+
+    Every file is built when its button is pressed (a callable), not on every pause: building
+    the report on the server took CPU from the browser beside it and slowed its first scrub.
+    """
+    t = state.run.history[-1].step
     cols = st.columns(4)
-    cols[0].download_button("Metrics CSV", csv, file_name=f"explore-step{t}.csv",
-                            mime="text/csv", icon=":material/download:", width="stretch")
-    cols[1].download_button("Report JSON", report, file_name=f"explore-step{t}.json",
-                            mime="application/json", icon=":material/download:",
-                            width="stretch")
+    cols[0].download_button("Metrics CSV", lambda: history_csv({"network": state.run}),
+                            file_name=f"explore-step{t}.csv", mime="text/csv",
+                            icon=":material/download:", width="stretch")
+    cols[1].download_button("Report JSON", lambda: _report(state),
+                            file_name=f"explore-step{t}.json", mime="application/json",
+                            icon=":material/download:", width="stretch")
     title = f"Feature emergence: {summary_line(state.run_cfg)} · T={state.run_cfg.T}"
     cols[2].download_button("Offline player (HTML)", lambda: export.export_html(state, title),
                             file_name=f"explore-step{t}.html", mime="text/html",
@@ -51,11 +56,10 @@ def downloads(state: AppState) -> None:
                             help="the MDS map, one frame per step, the step number burnt in")
 
 
-def _export(state: AppState) -> tuple[str, str, int]:
-    """(CSV, JSON, last step), built with no st call under way (a rerun interrupts inside
-    st.*, and a frame holding the Run there would keep it alive beside the next one)."""
+def _report(state: AppState) -> str:
+    """The JSON report of the run so far (the CLI's schema)."""
     run = state.run
     report = build_report(state.run_cfg, {"network": run}, str(state.world.device),
                           {"setup_s": state.build_s, "train_s": run.history[-1].elapsed},
                           preset=PRESETS.get(state.preset) if state.preset else None)
-    return history_csv({"network": run}), json.dumps(report, indent=1), run.history[-1].step
+    return json.dumps(report, indent=1)

@@ -3,6 +3,7 @@ in the browser and animates them itself; the server only appends the frames it c
 
 from __future__ import annotations
 
+import time
 import uuid
 import weakref
 
@@ -15,6 +16,7 @@ KEY = "player"
 SPEEDS = (1, 2, 5, 10, 20, 50, 100)  # steps per second of playback (player.js has the same)
 COLOURS = ("cosine", "sign")
 SMOOTHINGS = (0.0, 0.6, 0.9)
+IDLE_S = 8.0  # the fragment timer stays on this long after the last frame was computed
 
 _component = st.components.v2.component(
     "feature_emergence.player", html="", css=playback.player_css(),
@@ -79,6 +81,26 @@ def computing(state: AppState) -> bool:
         return False
     p = session(state)
     return len(run.history) < max(p["want"], p["view"].get("step", 0) + 1)
+
+
+def ticking(state: AppState, now: float | None = None) -> bool:
+    """Whether the live fragment should keep its timer: while computing, and for IDLE_S after.
+
+    Switching the timer off takes a full script run, whose redraw of the whole page kept the
+    browser busy for 100–200 ms on the 2-core machine: right after Pause that delayed the first
+    scrub past 100 ms. Idle ticks are cheap (no frames to send), and a Play soon after a Pause
+    needs no full run to restart the timer.
+    """
+    now = time.monotonic() if now is None else now
+    if computing(state):
+        state.idle_since = None
+        return True
+    run = state.run
+    if run is None or run.done or state.error:
+        return False
+    if state.idle_since is None:
+        state.idle_since = now
+    return now - state.idle_since < IDLE_S
 
 
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:

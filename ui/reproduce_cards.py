@@ -104,13 +104,16 @@ def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> Non
 
 def buttons(name: str, where: str, methods: tuple[str, ...] | None = None,
             pages: tuple[str, ...] = (EXPLORE, COMPARE)) -> None:
-    """'Open in Explore' / 'Open in Compare' for one preset (where: a unique key part)."""
-    cols = st.columns(len(pages))
-    for col, page in zip(cols, pages, strict=True):
+    """'Open in Explore' / 'Open in Compare' for one preset (where: a unique key part).
+
+    One above the other, each the card's width: side by side in a narrow card (three cards
+    in a row at 768 px) the labels were cut to "Ope…".
+    """
+    for page in pages:
         label = "Open in Explore" if page == EXPLORE else "Open in Compare"
         icon = ":material/scatter_plot:" if page == EXPLORE else ":material/compare_arrows:"
         short = "explore" if page == EXPLORE else "compare"
-        if col.button(label, key=f"{where}-{name}-{short}", icon=icon, width="stretch"):
+        if st.button(label, key=f"{where}-{name}-{short}", icon=icon, width="stretch"):
             open_in(name, page, methods if page == COMPARE else None)
 
 

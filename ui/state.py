@@ -45,6 +45,8 @@ class AppState:
     form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
     colour_by: str = "cosine"  # map colouring: "cosine" or "sign of a_i"
     timer_on: bool = False  # whether the live fragment was created with a run_every timer
+    idle_since: float | None = None  # monotonic time the server last ran out of frames to compute
+    page_run: bool = False  # the live fragment's next call is part of a full script run
     centre_map: tuple[int, Any] | None = None  # (history index, embedding) with data centres
     tick_ms: tuple[float, float] = (0.0, 0.0)  # (compute, draw) of the last live update
     guard_error: tuple | None = None  # (refused Config, message): server limits or setup failure

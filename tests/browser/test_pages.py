@@ -106,3 +106,24 @@ def test_an_unknown_page_says_page_not_found(page: Page, app_server: str) -> Non
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_role("heading", name="Page not found")).to_be_visible(timeout=60_000)
     expect(page.locator(".fe-player")).to_have_count(0)  # not silently the Explore page
+
+
+def test_unknown_deep_paths_say_page_not_found_and_fetch_nothing(page: Page,
+                                                                 app_server: str) -> None:
+    """/a/b once gave a blank page (index.html's relative asset links resolved under /a/)."""
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    for path in ("/a/b", "/x/y/z", "/compare/extra?k=3"):
+        response = page.goto(app_server + path)
+        assert response is not None and response.status == 404, path
+        expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
+        expect(page.locator("code")).to_have_text(path.split("?")[0])
+        expect(page.get_by_role("link", name="Compare")).to_have_attribute("href", "/compare")
+        page.wait_for_timeout(200)  # a late favicon or font would show up in `requests`
+    foreign = [u for u in requests if not u.startswith(app_server)]
+    assert foreign == [], foreign
+    # only the three documents (and perhaps the browser's own favicon probe)
+    assert {u.split("?")[0] for u in requests} <= {
+        app_server + p for p in ("/a/b", "/x/y/z", "/compare/extra", "/favicon.ico")}, requests
+    page.goto(app_server + "/")  # the app itself is untouched by the middleware
+    expect(page.locator(".fe-player")).to_be_attached(timeout=60_000)

@@ -44,7 +44,9 @@ def want(at: AppTest, frames: int) -> AppTest:
         at.run()
         if len(state(at).run.history) >= frames or state(at).error:
             break
-    return at
+    # A full run sends the player before it computes (pages/explore.py): the frames it
+    # computed go out with the next run, as they go out with the next tick in a browser.
+    return at.run()
 
 
 def summary(at: AppTest) -> str:

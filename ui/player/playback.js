@@ -1,4 +1,5 @@
 /* The player: controls, the browser's own frame clock, keyboard shortcuts (needs FE). */
+const VIEW_DELAY_MS = 400;  // quiet time before the shown step and options go to the server
 class FEPlayer {
   constructor(root, hooks) {
     this.hooks = hooks || {};
@@ -163,10 +164,15 @@ class FEPlayer {
     if (this.hooks.want) this.hooks.want(this.store.run, n, this.store.n);
   }
 
+  /* The view goes to the server (for the address bar) once the user has stopped for a moment:
+   * each message reruns the page's fragment, and a burst of scrubs would keep the browser busy
+   * redrawing the page around the player while the next press waits. */
   sendView() {
     if (!this.hooks.view || !this.store) return;
-    this.hooks.view({speed: this.opt.speed, colour: this.opt.colour, smooth: this.opt.smooth,
-      step: this.store.s.step[this.cur] || 0});
+    clearTimeout(this.viewTimer);
+    this.viewTimer = setTimeout(() => this.hooks.view({speed: this.opt.speed,
+      colour: this.opt.colour, smooth: this.opt.smooth, step: this.store.s.step[this.cur] || 0}),
+    VIEW_DELAY_MS);
   }
 
   draw() {

@@ -1,0 +1,12 @@
+"""The served entry point: `streamlit run asgi.py` runs app.py as an st.App with one middleware.
+
+The middleware (ui/not_found.py) answers unknown addresses two or more levels deep (/a/b) with
+"Page not found"; Streamlit alone answers them with a blank page. Everything else is app.py.
+"""
+
+import streamlit as st
+from starlette.middleware import Middleware
+
+from ui.not_found import NotFoundMiddleware
+
+app = st.App("app.py", middleware=[Middleware(NotFoundMiddleware)])

@@ -1,0 +1,41 @@
+"""Real-browser checks of what a narrow screen and a first visit show (issue 12)."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+CUT_LABELS = """() => [...document.querySelectorAll('[data-testid="stMain"] button')]
+  .filter(b => b.innerText.includes('Open in'))
+  .map(b => b.querySelector('[data-testid="stMarkdownContainer"]'))
+  .map(t => [t.innerText, t.scrollWidth, t.clientWidth])"""
+
+
+def test_reproduce_buttons_are_not_cut_at_768px(browser, app_server: str, wait_for_app) -> None:
+    page = browser.new_page(viewport={"width": 768, "height": 900})
+    page.goto(app_server + "/reproduce")
+    wait_for_app(page)
+    expect(page.get_by_role("button", name="Open in Compare").first).to_be_visible(
+        timeout=60_000)
+    labels = page.evaluate(CUT_LABELS)
+    assert len(labels) >= 22, labels  # 3 figure cards and 8 table cards, two buttons each
+    cut = [lab for lab in labels if lab[1] > lab[2]]  # text wider than its box: "Ope…"
+    assert cut == [], cut
+    page.close()
+
+
+def test_the_preset_box_names_the_preset_the_defaults_are(page: Page, app_server: str,
+                                                          wait_for_app) -> None:
+    page.goto(app_server + "/compare")  # the default setting: paper-parity's
+    wait_for_app(page)
+    box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first
+    box = box.get_by_role("combobox")  # the shown value is the combobox's input value
+    preset = re.compile("^paper-parity — ")
+    expect(box).to_have_value(preset, timeout=60_000)
+    slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # p_o 0.50 → 0.51: no longer the preset
+    expect(box).to_have_value("(custom)")
+    page.keyboard.press("ArrowLeft")  # back to the preset's setting
+    expect(box).to_have_value(preset)
