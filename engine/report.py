@@ -166,7 +166,8 @@ def history_csv(runs: dict) -> str:
     return buf.getvalue()
 
 
-def _cell(key: str, value, signed: bool = False) -> str:
+def cell(key: str, value, signed: bool = False) -> str:
+    """A Table-1 cell: cosine to 3 decimals, accuracy in % to 1 decimal, 'NA' for None."""
     if value is None:
         return "NA"
     if key == "cos":
@@ -182,12 +183,12 @@ def summary_table(report: dict) -> str:
     lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
     for key, title in ROWS:
-        rows = [("ours", lambda m, k=key: _cell(k, methods[m].get(k)))]
+        rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))
         if has_paper:
-            rows.append(("paper", lambda m, k=key: _cell(k, methods[m].get("paper", {}).get(k))))
-            rows.append(("diff", lambda m, k=key: _cell(k, methods[m].get("diff", {}).get(k),
+            rows.append(("paper", lambda m, k=key: cell(k, methods[m].get("paper", {}).get(k))))
+            rows.append(("diff", lambda m, k=key: cell(k, methods[m].get("diff", {}).get(k),
                                                        True)))
         for i, (label, fn) in enumerate(rows):
             head = f"{title if i == 0 else '':<9}{label:<7}"
@@ -198,5 +199,4 @@ def summary_table(report: dict) -> str:
 def _std_cell(key: str, entry: dict) -> str:
     if entry.get(key) is None:
         return "NA"
-    std = entry.get(key + "_std", 0.0)
-    return f"{std:.3f}" if key == "cos" else f"{100 * std:.1f}"
+    return cell(key, entry.get(key + "_std", 0.0))

@@ -10,10 +10,10 @@ import streamlit as st
 from engine.baselines import LABELS, METHODS
 from engine.config import ConfigError
 from engine.presets import PRESETS
-from engine.report import history_csv
+from engine.report import cell, history_csv
 from ui import compare_view as cv
 from ui import controls
-from ui.compare_figures import accuracy_figure
+from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
     get_state,
@@ -61,8 +61,7 @@ def paper_numbers(preset) -> None:
             "|---|" + "---|" * len(preset.paper)]
     for key, name in (("train_acc", "train %"), ("test_acc", "test %"), ("cos", "cos")):
         cells = [entry.get(key) for entry in preset.paper.values()]
-        fmt = (lambda v: f"{100 * v:.1f}") if key != "cos" else (lambda v: f"{v:.3f}")
-        rows.append(f"| {name} | " + " | ".join("—" if v is None else fmt(v) for v in cells)
+        rows.append(f"| {name} | " + " | ".join("—" if v is None else cell(key, v) for v in cells)
                     + " |")
     st.markdown(f"**The paper's numbers** ({preset.source}):\n\n" + "\n".join(rows))
 
@@ -71,7 +70,7 @@ def _methods_changed() -> None:
     state.methods = cv.ordered(st.session_state["compare_methods"])
 
 
-def controls() -> int:
+def play_controls() -> int:
     """Method choice, seed count, Play / Pause / Reset; returns the seed count."""
     c1, c2 = st.columns([4, 1])
     c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.methods)),
@@ -165,7 +164,7 @@ def live() -> None:
 
 
 setting_row()
-seeds = controls()
+seeds = play_controls()
 cv.sync(state, seeds)
 write_url(state.cfg, state.methods, preset_param(state))  # "Copy link" at the top shares it
 try:

@@ -10,8 +10,8 @@ import streamlit as st
 from engine.baselines import LABELS
 from ui import sweep_data as sd
 from ui import sweep_run
+from ui.figures import heatmap, lines
 from ui.router import ensure_router
-from ui.sweep_figures import heatmap, lines
 
 ensure_router()
 st.title("Sweeps")

@@ -4,7 +4,7 @@ Shared by the browser tests (tests/browser/conftest.py) and scripts/screenshots.
 
     from scripts.serve import start_app, wait_for_app_run
 
-    with start_app() as server:    # streamlit run asgi.py (serves app.py) on a free port
+    with start_app() as server:    # streamlit run app.py on 127.0.0.1:<free port>
         page.goto(server.url)
         wait_for_app_run(page)     # connected, script run finished
         print(server.log_text())
@@ -124,7 +124,7 @@ def _tail(text: str, lines: int = 60) -> str:
 
 def start_app(
     *,
-    app: str = "asgi.py",
+    app: str = "app.py",
     host: str = "127.0.0.1",
     port: int | None = None,
     log_path: str | os.PathLike | None = None,

@@ -13,7 +13,7 @@ from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.compare import Comparison
 from engine.config import ConfigError, diff
 from engine.presets import PRESETS, Preset
-from engine.report import build_report
+from engine.report import build_report, cell
 from engine.run import DivergenceError
 
 try:  # the resource guard is optional: without it every valid setting may start
@@ -61,7 +61,7 @@ def key_for(state, seeds: int) -> tuple:
 def reset(state) -> None:
     """Forget the comparison, its seeds and its messages."""
     state.comparison, state.comp_key, state.comp_summary = None, None, None
-    state.comp_playing, state.comp_pending, state.comp_error = False, 0, None
+    state.comp_playing, state.comp_error = False, None
     st.session_state[SEEDS_KEY] = SeedRuns()
 
 
@@ -181,13 +181,10 @@ def progress(state) -> tuple[int, int, int, int]:
 
 
 def _cell(key: str, value, std: float | None = None, signed: bool = False) -> str:
-    """A table cell: percent or cosine, 'NA' where the quantity does not exist."""
-    if value is None:
-        return "NA"
-    scale, fmt = (1.0, ".3f") if key == "cos" else (100.0, ".1f")
-    text = f"{scale * value:{'+' if signed else ''}{fmt}}"
-    if std:
-        text += f" ± {scale * std:{fmt}}"
+    """A table cell (engine.report.cell, the CLI's format), with ± std over seeds if given."""
+    text = cell(key, value, signed)
+    if std and value is not None:
+        text += f" ± {cell(key, std)}"
     return text
 
 

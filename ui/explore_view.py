@@ -16,7 +16,7 @@ DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
 
 def read_view(state: AppState) -> None:
     """Take speed, colouring, smoothing and the shown step from the URL (once per session)."""
-    if getattr(state, "view_read", False):
+    if state.view_read:
         return
     state.view_read = True
     params = {k: st.query_params.get(k) for k in ("speed", "colour", "smooth", "step")

@@ -1,12 +1,31 @@
-"""Curve helpers shared by the pages' charts.
-
-The Explore page's own charts (map, accuracy, alignment, gradient share) are drawn by the
-browser player (ui/player/); Compare's Plotly figures are in ui/compare_figures.py.
-"""
+"""Every Plotly figure of the pages, in one style (Explore's own charts are drawn by the browser
+player, ui/player/, with the same colours): Compare's accuracy curves and the Sweep page's
+heat map and lines."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine.baselines import LABELS
+
+MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
+# Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
+# method and its "w/o structure" twin share the colour and differ in dash and marker.
+COLORS = {"network": "#0072B2", "ntk": "#E69F00", "rf": "#009E73", "one_step": "#CC79A7",
+          "two_step": "#D55E00"}
+MARKERS = {"network": "circle", "ntk": "square", "rf": "diamond", "one_step": "triangle-up",
+           "two_step": "x"}
+MARGIN = {"l": 60, "r": 20, "t": 50, "b": 50}
+
+
+def method_style(method: str) -> tuple[dict, str, bool]:
+    """(line style, marker symbol, without structure) of a method."""
+    base = method.removesuffix("_no_structure")
+    without = base != method
+    line = {"color": COLORS.get(base, "#555555"), "dash": "dot" if without else "solid"}
+    return line, MARKERS.get(base, "circle"), without
 
 
 def smooth(y: np.ndarray, weight: float) -> np.ndarray:
@@ -24,3 +43,86 @@ def smooth(y: np.ndarray, weight: float) -> np.ndarray:
         last, norm = weight * last + (1 - weight) * v, weight * norm + (1 - weight)
         out[i] = last / norm
     return out
+
+
+def curve(history) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, test accuracy) of a run's history, thinned to at most MAX_POINTS."""
+    steps = np.fromiter((s.step for s in history), float, len(history))
+    acc = np.fromiter((s.test_acc for s in history), float, len(history))
+    if len(steps) > MAX_POINTS:
+        idx = np.unique(np.linspace(0, len(steps) - 1, MAX_POINTS).round().astype(int))
+        steps, acc = steps[idx], acc[idx]
+    return steps, acc
+
+
+def _traces(method: str, history, smoothing: float) -> list[go.Scatter]:
+    """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath."""
+    style, symbol, without = method_style(method)
+    x, raw = curve(history)
+    group = "without" if without else "with"
+    faint = [go.Scatter(x=x, y=raw, mode="lines", line={**style, "width": 1}, opacity=0.3,
+                        showlegend=False, hoverinfo="skip", legendgroup=group)
+             ] if smoothing > 0 else []
+    return faint + [go.Scatter(
+        x=x, y=smooth(raw, smoothing), mode="lines+markers", name=LABELS.get(method, method),
+        line={**style, "width": 2}, marker={"symbol": symbol, "size": 5, "maxdisplayed": 12},
+        legendgroup=group,
+        legendgrouptitle_text="without structure" if without else "with structure",
+        hovertemplate="%{fullData.name}<br>step %{x:.0f}<br>test %{y:.1%}"
+                      + (" (smoothed)" if smoothing > 0 else "") + "<extra></extra>")]
+
+
+def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
+    """Test accuracy per step for each method (Figs. 1/5/7); steps 1–2 are shaded."""
+    fig = go.Figure([t for m, r in runs.items() for t in _traces(m, r.history, smoothing)])
+    # steps 1 and 2 are where the features emerge; shade them so they are visible at any T
+    fig.add_vrect(x0=0, x1=2, fillcolor="#888888", opacity=0.15, line_width=0,
+                  annotation_text="steps 1–2", annotation_position="top left")
+    fig.update_layout(
+        height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        xaxis={"title": "step", "range": [0, max(T, 2)]},
+        yaxis={"title": "test accuracy", "tickformat": ".0%", "range": [0.3, 1.02]},
+        legend={"groupclick": "toggleitem"}, uirevision="compare")
+    return fig
+
+
+def _labels(values) -> list[str]:
+    return [f"{v:g}" if isinstance(v, float) else str(v) for v in values]
+
+
+def heatmap(agg: pd.DataFrame, x: str, y: str, title: str, diverging: bool = False) -> go.Figure:
+    """Mean over seeds per (x, y) as square markers (clickable), spread and count on hover."""
+    xs, ys = sorted(agg[x].unique()), sorted(agg[y].unique())
+    xl, yl = dict(zip(xs, _labels(xs), strict=True)), dict(zip(ys, _labels(ys), strict=True))
+    size = max(18, min(90, int(560 / max(len(xs), len(ys), 1))))
+    fig = go.Figure(go.Scatter(
+        x=[xl[v] for v in agg[x]], y=[yl[v] for v in agg[y]], mode="markers+text",
+        marker={"symbol": "square", "size": size, "color": agg["mean"],
+                "colorscale": "RdBu" if diverging else "Viridis",
+                "cmid": 0.0 if diverging else None, "showscale": True,
+                "colorbar": {"title": "mean"}},
+        text=[f"{m:.2f}" for m in agg["mean"]],
+        textfont={"color": "#111" if diverging else "white", "size": 11},
+        customdata=agg[["std", "count"]].to_numpy(),
+        hovertemplate=(f"{x}=%{{x}}<br>{y}=%{{y}}<br>mean %{{marker.color:.4f}}"
+                       "<br>± %{customdata[0]:.4f} (std over %{customdata[1]} seeds)"
+                       "<extra>click: open this setting</extra>")))
+    fig.update_layout(title=title, height=520, margin=MARGIN,
+                      xaxis={"title": x, "type": "category", "categoryarray": _labels(xs)},
+                      yaxis={"title": y, "type": "category", "categoryarray": _labels(ys)},
+                      clickmode="event+select", dragmode=False)
+    return fig
+
+
+def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str) -> go.Figure:
+    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours)."""
+    fig = go.Figure()
+    for method, part in agg.groupby("method", sort=False):
+        part = part.sort_values(x)
+        style, symbol, _ = method_style(method)
+        fig.add_trace(go.Scatter(x=part[x], y=part["mean"], mode="lines+markers",
+                                 name=LABELS.get(method, method), line=style,
+                                 marker={"symbol": symbol},
+                                 error_y={"type": "data", "array": part["std"]}))
+    fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN)
+    return fig

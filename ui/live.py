@@ -60,8 +60,7 @@ def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
     state.run = None  # the old run goes before the new one is made
     state.run = Run(state.world)
-    state.scrub, state.error, state.pending = None, None, 0
-    state.smacof = state.centre_map = None
+    state.error = state.centre_map = None
     if state.player is not None:  # a new run after another: show it from step 0
         state.view["step"] = 0
     state.player = None  # a new run: the browser gets it from frame 0

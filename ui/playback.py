@@ -21,7 +21,8 @@ MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
 
 def player_js() -> str:
     """The drawing and playback code shared by the component and the export."""
-    return "\n".join((HERE / name).read_text() for name in ("player.js", "playback.js"))
+    names = ("player.js", "charts.js", "playback.js")
+    return "\n".join((HERE / name).read_text() for name in names)
 
 
 def player_css() -> str:

@@ -10,6 +10,7 @@ import streamlit as st
 from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.config import ConfigError
 from engine.presets import PRESETS, Preset, preset_config
+from engine.report import cell
 
 try:  # the resource guard is optional: without it no cost is shown
     from engine import guard
@@ -67,10 +68,8 @@ def paper_table(paper: dict) -> pd.DataFrame:
     data = {}
     for method in (m for m in METHODS if m in paper):
         ref = paper[method]
-        data[SHORT.get(method, LABELS[method])] = {
-            row: ("NA" if ref.get(key) is None else
-                  f"{ref[key]:.3f}" if key == "cos" else f"{100 * ref[key]:.1f}")
-            for row, key in rows.items()}
+        data[SHORT.get(method, LABELS[method])] = {row: cell(key, ref.get(key))
+                                                   for row, key in rows.items()}
     return pd.DataFrame(data, index=list(rows))
 
 

@@ -51,7 +51,7 @@ def release_ended() -> int:
             if state is not None and (state.run is not None or state.world is not None
                                       or state.comparison is not None):
                 # no st.* here: plain attribute writes on the ended session's own object
-                state.playing = state.comp_playing = False
+                state.comp_playing = False
                 state.run = state.world = state.run_cfg = None
                 state.comparison = state.comp_key = None
                 released += 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -12,7 +12,14 @@ from engine.baselines import DEFAULT_METHODS, METHODS
 from engine.config import Config, ConfigError, diff, from_dict
 from engine.echo import markdown_plain, plain, quoted
 from engine.presets import PRESETS, preset_config
+from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
+
+if TYPE_CHECKING:  # annotations only
+    import numpy as np
+
+    from engine.compare import Comparison
+    from engine.run import Run, World
 
 STATE_KEY = "app"
 METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
@@ -23,44 +30,39 @@ VIEW_PARAMS = ("speed", "colour", "smooth", "step", "present", "theme", "preset"
 
 @dataclass
 class AppState:
-    """Everything one browser session holds: the setting, the runs and the player controls."""
+    """Everything one browser session holds: the shared setting, Explore's run and player, and
+    Compare's comparison (its finished seeds are in ui.compare_view.SeedRuns)."""
 
+    # The setting, shared by every page (the sidebar), and the link it came from
     cfg: Config = field(default_factory=Config)
     preset: str | None = None  # name of the last loaded preset (for the paper's numbers)
     url_read: bool = False
     url_cfg: Config | None = None  # the setting the URL gave; its warnings show while unchanged
     url_warnings: list[str] = field(default_factory=list)
-    # Explore: one network run
-    world: Any = None
-    run: Any = None
-    run_cfg: Config | None = None
-    playing: bool = False
-    speed: int = 5  # steps per tick
-    pending: int = 0  # steps asked for by the Step button
-    scrub: int | None = None  # index into the history; None follows the newest step
-    error: str | None = None  # divergence message; the run stops, its history stays
-    smacof: tuple[int, Any] | None = None  # (history index, embedding) of the refined map
-    build_s: float = 0.0
     synced_cfg: Config | None = None  # the setting the sidebar widgets were last written from
     form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
-    colour_by: str = "cosine"  # map colouring: "cosine" or "sign of a_i"
+    # Explore: one network run and the browser player showing it
+    world: World | None = None
+    run: Run | None = None
+    run_cfg: Config | None = None
+    error: str | None = None  # divergence message; the run stops, its history stays
+    build_s: float = 0.0
+    guard_error: tuple[Config, str] | None = None  # refused setting: server limits or setup
+    centre_map: tuple[int, np.ndarray] | None = None  # (history index, map with data centres)
     timer_on: bool = False  # whether the live fragment was created with a run_every timer
     idle_since: float | None = None  # monotonic time the server last ran out of frames to compute
     page_run: bool = False  # the live fragment's next call is part of a full script run
-    centre_map: tuple[int, Any] | None = None  # (history index, embedding) with data centres
-    tick_ms: tuple[float, float] = (0.0, 0.0)  # (compute, draw) of the last live update
-    guard_error: tuple | None = None  # (refused Config, message): server limits or setup failure
     view: dict = field(default_factory=lambda: {"speed": 20, "colour": "cosine", "smooth": 0.0,
                                                 "step": 0})  # the player's view (URL round-trip)
-    player: Any = None  # ui.player_view.session(): frames sent to / wanted by the browser
+    view_read: bool = False  # the view was taken from the URL (once per session)
+    player: dict | None = None  # ui.player_view.session(): frames sent to / wanted by the browser
     # Compare: one Comparison of several methods
     methods: tuple[str, ...] = DEFAULT_METHODS
-    comparison: Any = None
-    comp_key: tuple | None = None  # (cfg, methods) the comparison was built for
+    comparison: Comparison | None = None
+    comp_key: tuple | None = None  # (cfg, methods, seeds) the comparison was built for
     comp_playing: bool = False
-    comp_pending: int = 0
     comp_error: str | None = None
-    comp_summary: dict | None = None  # final summary, computed once when done
+    comp_summary: dict | None = None  # final report, built once when done
 
 
 def get_state() -> AppState:
@@ -97,10 +99,10 @@ def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
     """'network,ntk' → the methods, or the defaults and a warning."""
     if not text:
         return DEFAULT_METHODS, None
-    names = tuple(m.strip() for m in text.split(",") if m.strip())
-    if names and all(m in METHODS for m in names) and len(set(names)) == len(names):
-        return names, None
-    return DEFAULT_METHODS, (f"methods={quoted(text)} is not allowed: a comma-separated subset "
+    try:
+        return parse_method_list(text), None  # the engine's parser (CLI and sweeps alike)
+    except ConfigError:
+        return DEFAULT_METHODS, (f"methods={quoted(text)} is not allowed: a comma-separated subset "
                              f"of {', '.join(METHODS)}, each once — using the default methods "
                              "instead.")
 

@@ -2,7 +2,7 @@
 
 Writes assets/sweep-separation-vs-k.png (test accuracy over k) and
 assets/sweep-structure-strength.png (network − NTK heat map over p_o × structure) from
-docs/results/sweep-*.sqlite; the figures are the Sweep page's own (ui/sweep_figures.py).
+docs/results/sweep-*.sqlite; the figures are the Sweep page's own (ui/figures.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from playwright.sync_api import sync_playwright
 
 from scripts.serve import CHROMIUM_ARGS, find_chromium
 from ui import sweep_data as sd
-from ui.sweep_figures import heatmap, lines
+from ui.figures import heatmap, lines
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from ui.compare_figures import accuracy_figure as compare_figure
+from ui.figures import accuracy_figure as compare_figure
 from ui.figures import smooth
 
 

@@ -1,5 +1,6 @@
 /* Feature-emergence player: keeps a run's frames in the browser and animates them on canvases.
- * Shared by the Streamlit component (ui/player/component.js) and the standalone export
+ * charts.js adds the time-series charts to FE. Shared by the Streamlit component
+ * (ui/player/component.js) and the standalone export
  * (ui/export.py). Canvas, not Plotly: measured in headless Chromium on the 2-core machine,
  * Plotly.react of 602 SVG points took ~100 ms per frame, a canvas redraw ~1 ms. */
 const FE = (() => {
@@ -13,6 +14,7 @@ const FE = (() => {
   let scale = 1;  // canvas type size: larger in presentation mode
   const F = (style, px) => (style ? style + " " : "") + Math.round(px * scale) + "px sans-serif";
   const setScale = (k) => { scale = k; };
+  const textScale = () => scale;
   const ALIGNED = 0.9;
 
   function bytes(b64) {
@@ -179,132 +181,6 @@ const FE = (() => {
     }
   }
 
-  /* A time-series chart with a split x axis: steps 0–4 wide on the left, every step on the right. */
-  function drawSeries(cv, st, i, spec, th) {
-    const [ctx, w, h] = fitCanvas(cv);
-    ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    ctx.fillStyle = th.fg; ctx.font = F("600", 14); ctx.textBaseline = "top";
-    ctx.fillText(spec.title, 8, 6);
-    if (spec.sub) { ctx.font = F("", 12); ctx.fillStyle = th.muted; ctx.fillText(spec.sub, 8, 24 * scale); }
-    const top = (spec.sub ? 44 : 30) * scale, bottom = 38 * scale, left = 42 * scale, right = 14;
-    const T = st.meta.T, split = T >= 8, gap = 14;
-    const lw = split ? Math.round((w - left - right) * 0.26) : 0;
-    const panels = split ? [[left, left + lw, -0.3, 4.3], [left + lw + gap, w - right, 0, T]]
-      : [[left, w - right, 0, Math.max(1, T)]];
-    const y0 = h - bottom, y1 = top, Y = (v) => y0 - ((v - spec.lo) / (spec.hi - spec.lo)) * (y0 - y1);
-    ctx.font = F("", 11); ctx.textBaseline = "middle";
-    for (const v of spec.ticks) {
-      ctx.strokeStyle = th.grid; ctx.lineWidth = 1; ctx.beginPath();
-      ctx.moveTo(left, Y(v)); ctx.lineTo(w - right, Y(v)); ctx.stroke();
-      ctx.fillStyle = th.muted; ctx.fillText(spec.fmt(v), 4, Y(v));
-    }
-    for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
-    ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
-    if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
-    ctx.fillText("step", w - right - 26, h - 4);
-    legend(ctx, spec.series, w - right, 14 * scale, th);
-    if (spec.note) {
-      const t = spec.note(st, i);
-      if (t) { ctx.fillStyle = th.fg; ctx.font = F("italic", 12); ctx.textBaseline = "top";
-        ctx.fillText(t, panels[panels.length - 1][0] + 6, top + 4); }
-    }
-  }
-
-  function drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1) {
-    const X = (s) => a + ((s - lo) / (hi - lo)) * (b - a);
-    ctx.strokeStyle = th.muted; ctx.lineWidth = 1; ctx.strokeRect(a, y1, b - a, y0 - y1);
-    ctx.fillStyle = th.muted; ctx.font = F("", 11); ctx.textBaseline = "top";
-    const ticks = hi - lo <= 6 ? [0, 1, 2, 3, 4] : niceTicks(0, hi, Math.max(2, Math.floor((b - a) / 60)));
-    ctx.textAlign = "center";
-    for (const v of ticks) ctx.fillText(String(v), Math.min(X(v), b - 8), y0 + 4);
-    ctx.textAlign = "left";
-    ctx.save(); ctx.beginPath(); ctx.rect(a, y1, b - a, y0 - y1); ctx.clip();
-    for (const sx of [1, 2]) {
-      ctx.strokeStyle = th.grid; ctx.setLineDash([2, 3]); ctx.beginPath();
-      ctx.moveTo(X(sx), y0); ctx.lineTo(X(sx), y1); ctx.stroke();
-    }
-    ctx.setLineDash([]);
-    const steps = st.s.step;
-    for (const se of spec.series) {
-      const ys = se.values(st);
-      for (const [from, to, alpha] of [[0, i, 1], [i, st.n - 1, 0.25]]) {
-        ctx.globalAlpha = alpha * (se.alpha || 1); ctx.strokeStyle = se.colour; ctx.lineWidth = se.width || 2;
-        ctx.setLineDash(se.dash ? [6, 4] : []); ctx.beginPath();
-        let pen = false;
-        for (let j = from; j <= to; j++) {
-          const v = ys[j];
-          if (v === null || v === undefined || !isFinite(v)) { pen = false; continue; }
-          pen ? ctx.lineTo(X(steps[j]), Y(v)) : ctx.moveTo(X(steps[j]), Y(v)); pen = true;
-        }
-        ctx.stroke();
-        if (hi - lo <= 6 && alpha === 1) dots(ctx, ys, steps, from, to, X, Y, se.colour);
-      }
-    }
-    ctx.globalAlpha = 1; ctx.setLineDash([]);
-    ctx.strokeStyle = C.green; ctx.lineWidth = 1.5; ctx.beginPath();
-    ctx.moveTo(X(steps[i]), y0); ctx.lineTo(X(steps[i]), y1); ctx.stroke();
-    ctx.restore();
-  }
-
-  function dots(ctx, ys, steps, from, to, X, Y, colour) {
-    ctx.fillStyle = colour;
-    for (let j = from; j <= Math.min(to, 5); j++) {
-      if (ys[j] === null || !isFinite(ys[j])) continue;
-      ctx.beginPath(); ctx.arc(X(steps[j]), Y(ys[j]), 3, 0, 7); ctx.fill();
-    }
-  }
-
-  function legend(ctx, series, right, y, th) {
-    ctx.font = F("", 12); ctx.textBaseline = "middle";
-    let x = right;
-    for (const se of [...series].reverse()) {
-      if (!se.name) continue;
-      const tw = ctx.measureText(se.name).width;
-      x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, y);
-      x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
-      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 18, y); ctx.stroke(); ctx.setLineDash([]);
-      x -= 14;
-    }
-  }
-
-  const pct = (v) => v + " %";
-  const two = (v) => v.toFixed(2);
-
-  function seriesSpecs(opt) {
-    const accSmooth = (key) => (st) => smooth(st.s[key].map((v) => 100 * v), opt.smooth);
-    const raw = (key) => (st) => st.s[key].map((v) => 100 * v);
-    const acc = [];
-    if (opt.smooth > 0) {
-      acc.push({values: raw("train"), colour: C.blue, alpha: 0.3, width: 1});
-      acc.push({values: raw("test"), colour: C.verm, alpha: 0.3, width: 1, dash: true});
-    }
-    acc.push({name: "train", values: accSmooth("train"), colour: C.blue});
-    acc.push({name: "test", values: accSmooth("test"), colour: C.verm, dash: true});
-    return {
-      acc: {title: "Accuracy per step", lo: 0, hi: 101, ticks: [0, 25, 50, 75, 100], fmt: pct,
-        series: acc},
-      align: {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "max cos", values: (st) => st.s.cosmax, colour: C.blue},
-          {name: "share on a star", values: (st) => st.s.frac, colour: C.green, dash: true}]},
-      grad: {title: "Relevant share of ∂L/∂w_i",
-        sub: "‖rel‖ / (‖rel‖ + ‖bg‖): 1 = all along the patterns in A, 0 = all background",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "relevant share", values: (st) => st.s.share, colour: C.green}],
-        note: zeroNote},
-    };
-  }
-
-  function zeroNote(st, i) {
-    const z = st.s.zero;
-    let from = -1;
-    for (let j = Math.min(i, st.n - 1); j >= 1 && z[j]; j--) from = j;
-    if (from > 0) return "gradient exactly zero from step " + st.s.step[from] +
-      " to " + st.s.step[i] + " (every margin ≥ 1: the hinge loss is flat)";
-    let count = 0;
-    for (let j = 1; j <= i; j++) if (z[j]) count++;
-    return count ? "gradient exactly zero at " + count + " of the steps so far (gaps)" : "";
-  }
-
-  return {setScale, Store, el, drawMap, drawSeries, seriesSpecs, SPEEDS, THEMES, smooth, countOn};
+  return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, countOn, C, F, fitCanvas,
+    niceTicks};
 })();
