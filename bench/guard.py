@@ -68,7 +68,8 @@ def one(spec: dict) -> dict:
     from engine import guard
     from engine.compare import Comparison
     from engine.config import Config, from_dict
-    from engine.run import Run, build_world
+    from engine.run import Run
+    from engine.worlds import build_world
 
     torch.set_num_threads(1)
     import sklearn.linear_model  # noqa: F401  (imported by the server already)

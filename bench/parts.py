@@ -146,7 +146,8 @@ def _ticks(steps: list[float]) -> dict:
 def _warm(cfg, dev) -> None:
     """A few steps on a small world with another seed: the dashboard process is warm when a
     setting changes, so the first-snapshot time should not include one-off start-up costs."""
-    from engine.run import Run, build_world
+    from engine.run import Run
+    from engine.worlds import build_world
 
     world = build_world(cfg.replace(seed=cfg.seed + 1, n=min(cfg.n, 5000),
                                     n_test=min(cfg.n_test, 2000), T=min(cfg.T, 8)), dev)
@@ -157,7 +158,8 @@ def _warm(cfg, dev) -> None:
 
 def part_network(args) -> dict:
     """The network alone with every per-step probe and an MDS frame per step."""
-    from engine.run import Run, build_world
+    from engine.run import Run
+    from engine.worlds import build_world
 
     dev = args.device
     name, cfg = config(args)
@@ -211,8 +213,8 @@ def _mds_frames(world, run) -> dict:
 
 def part_methods(args) -> dict:
     """Table 1's six methods in lockstep, as the dashboard's comparison runs them (no MDS)."""
-    from engine.baselines import DEFAULT_METHODS
     from engine.compare import Comparison
+    from engine.methods import DEFAULT_METHODS
 
     dev = args.device
     name, cfg = config(args)

@@ -1,5 +1,5 @@
-"""Fixed-feature baselines: the NTK (linearised network at its initialisation) and the factory
-that builds every method of Table 1 (RF, One Step and Two Step are frozen-layer Runs)."""
+"""The NTK baseline: the network linearised at its initialisation, trained as a linear model
+(RF, One Step and Two Step are frozen-layer Runs; engine/methods.py builds every method)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,8 @@ import torch
 
 from .finite import check_finite
 from .network import Params, activation, indicator, margin_sums
-from .run import FREEZE_AFTER, Run, Snapshot, World
+from .run import Snapshot, World
 from .trainer import Optimizer, Trainer, step_size
-
-METHODS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure",
-           "ntk_no_structure", "rf_no_structure")
-DEFAULT_METHODS = METHODS[:6]
-LABELS = {"network": "Network", "ntk": "NTK", "rf": "RF", "one_step": "One Step",
-          "two_step": "Two Step", "network_no_structure": "Network w/o structure",
-          "ntk_no_structure": "NTK w/o structure", "rf_no_structure": "RF w/o structure"}
 
 
 def tangent_parts(p0: Params, z: torch.Tensor, truncated: bool):
@@ -199,27 +192,6 @@ class _G:
 
     def __init__(self, grads):
         self.a, self.q = grads[0], grads[1]
-
-
-def make_run(method: str, world: World, world_ns: World | None = None, embed: bool = True):
-    """Build the Run (or NTKRun) of a method; *_no_structure methods use world_ns."""
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-    w = world_ns if method.endswith("_no_structure") else world
-    if w is None:
-        raise ValueError(f"{method} needs the world without input structure")
-    from . import scenarios  # scenarios with their own trainer or per-step probes
-
-    custom = scenarios.make_run(method, w, embed)
-    if custom is not None:
-        return custom
-    base = method.removesuffix("_no_structure")
-    if base == "ntk":
-        return NTKRun(w, method)
-    assert base in FREEZE_AFTER
-    run = Run(w, base, embed=embed)
-    run.method = method
-    return run
 
 
 def tangent_kernel(p0: Params, z: torch.Tensor, truncated: bool = True) -> np.ndarray:

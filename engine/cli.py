@@ -8,9 +8,10 @@ import time
 
 from . import guard
 from . import presets as preset_mod
-from .baselines import DEFAULT_METHODS, METHODS
+from .compare import Comparison
 from .config import SPECS, Config, ConfigError, from_dict
 from .echo import plain
+from .methods import DEFAULT_METHODS, METHODS
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
 from .sweep import cli as sweep_cli
@@ -146,8 +147,6 @@ def _preflight(args):
 def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool):
     """(first Comparison, per-seed summaries, DivergenceError or None); stops at a divergence
     and keeps every step before it."""
-    from .compare import Comparison
-
     per_seed, first = [], None
     for i in range(n_seeds):
         comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 
-from .baselines import DEFAULT_METHODS, METHODS, make_run
 from .config import Config, validate
-from .run import World, build_world
+from .linear_probe import fit
+from .methods import DEFAULT_METHODS, METHODS, make_run
+from .run import World
+from .worlds import build_world
 
 FROZEN = ("rf", "one_step", "two_step")
 
@@ -57,8 +59,6 @@ class Comparison:
         out = {m: r.summary() for m, r in self.runs.items()}
         if self.cfg.classifier != "logreg":
             return out
-        from .linear_probe import fit
-
         for m, r in self.runs.items():
             if m.removesuffix("_no_structure") in FROZEN:
                 tuned = fit(r.params, r.world, self.cfg.seed)

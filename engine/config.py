@@ -7,16 +7,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .echo import plain, quoted
-
-
-class ConfigError(ValueError):
-    """A setting is out of range; the message names the setting, the value and what is allowed."""
-
-    def __init__(self, name: str, value: Any, allowed: str):
-        self.name, self.value, self.allowed = name, value, allowed
-        # name and value may be anything a user typed: one plain line of bounded length
-        super().__init__(f"{plain(name, 40)}={quoted(value)} is not allowed: {allowed}")
+from .errors import ConfigError
+from .population import label_set, parse_counts, population_stats
 
 
 @dataclass(frozen=True)
@@ -218,31 +210,6 @@ class Config:
         return label_set(self)
 
 
-def label_set(cfg: Config) -> tuple[int, ...]:
-    """P for the configured labeling."""
-    k = cfg.k
-    if cfg.labeling == "parity":
-        return tuple(i for i in range(1, k + 1) if i % 2 == 1)
-    if cfg.labeling == "interval":
-        return tuple(range(max(cfg.t1, 1), min(cfg.t2, k) + 1))
-    if cfg.labeling == "threshold":
-        return tuple(i for i in range(1, k + 1) if i > k / 2)
-    return parse_counts(cfg.P, k)
-
-
-def parse_counts(text: str, k: int) -> tuple[int, ...]:
-    """Parse a custom P like '1,3,5' into sorted counts within [1, k]."""
-    if not str(text).isascii():
-        raise ConfigError("P", text, f"comma-separated integers in [1, {k}] in ASCII digits")
-    try:
-        counts = sorted({int(t) for t in str(text).replace(";", ",").split(",") if t.strip()})
-    except ValueError:
-        raise ConfigError("P", text, f"comma-separated integers in [1, {k}]") from None
-    if not counts or counts[0] < 1 or counts[-1] > k:
-        raise ConfigError("P", text, f"a non-empty list of integers in [1, {k}]")
-    return tuple(counts)
-
-
 def coerce(name: str, raw: Any) -> Any:
     """Turn a string or loose value into the setting's type, or raise ConfigError."""
     if name not in SPECS:
@@ -363,8 +330,6 @@ def _check_classes(cfg: Config) -> None:
     """Refuse a sparse-coding labeling that makes one class (almost) never occur."""
     if cfg.scenario != "sparse_coding" or cfg.labeling == "parity":
         return
-    from .data import population_stats  # data imports this module
-
     name = CLASS_KNOB[cfg.labeling]
     try:
         pos = population_stats(cfg).natural_pos_frac

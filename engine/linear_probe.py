@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 
 from .network import Params
 
@@ -29,9 +31,6 @@ def fit(p: Params, world, seed: int = 0) -> dict:
 
     Returns train/test accuracy of sign(decision) on the whole sets and the chosen C.
     """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
     d, trunc = world.data, world.schedule.truncated
     rng = np.random.default_rng([seed, 0x11])
     n = d.z_train.shape[0]
@@ -50,7 +49,6 @@ def fit(p: Params, world, seed: int = 0) -> dict:
 
 
 def _score(c, scaler, x_tr, y_tr, x_va, y_va) -> float:
-    from sklearn.linear_model import LogisticRegression
 
     if len(np.unique(y_tr)) < 2:
         return 0.0

@@ -6,6 +6,12 @@ from functools import lru_cache
 
 import numpy as np
 
+# scipy.linalg is imported before the thread-pool controller is made, so its own BLAS is
+# among the pools that single_thread_blas() limits
+from scipy.linalg import eigh
+from sklearn.manifold import MDS
+from threadpoolctl import ThreadpoolController  # ships with scikit-learn
+
 
 def unit_rows(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (zero rows stay zero)."""
@@ -20,9 +26,7 @@ def with_stars(weights: np.ndarray, truth: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _blas_controller():
-    import scipy.linalg  # noqa: F401  (load scipy's own BLAS first, so the limit covers it)
-    from threadpoolctl import ThreadpoolController  # ships with scikit-learn
-
+    """The BLAS thread pools of this process (made once, after scipy loaded its own)."""
     return ThreadpoolController()
 
 
@@ -45,8 +49,6 @@ def _top2(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if n <= SMALL_EIGH:
         vals, vecs = np.linalg.eigh(gram)
         return vals[::-1][:2], vecs[:, ::-1][:, :2]
-    from scipy.linalg import eigh
-
     vals, vecs = eigh(gram, subset_by_index=[max(0, n - 2), n - 1], driver="evr",
                       check_finite=False)
     return vals[::-1], vecs[:, ::-1]
@@ -96,8 +98,6 @@ def embed(weights: np.ndarray, truth: np.ndarray, prev: np.ndarray | None = None
 def smacof(weights: np.ndarray, truth: np.ndarray, seed: int = 0, n_init: int = 1,
            max_iter: int = 300) -> np.ndarray:
     """scikit-learn's metric MDS (SMACOF) on the dissimilarity 1 - cos, stars included."""
-    from sklearn.manifold import MDS
-
     u = unit_rows(with_stars(np.asarray(weights, dtype=np.float64), truth))
     dis = np.clip(1.0 - u @ u.T, 0.0, 2.0)
     np.fill_diagonal(dis, 0.0)

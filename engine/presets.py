@@ -2,34 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from .config import Config, ConfigError, from_dict
-
-COLUMNS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure")
-
-
-def _table(train, test, cos) -> dict:
-    """Per-method {train_acc, test_acc, cos} from Table rows in the paper's column order (%)."""
-    return {m: {"train_acc": tr / 100, "test_acc": te / 100, "cos": c}
-            for m, tr, te, c in zip(COLUMNS, train, test, cos, strict=True)}
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A named setting, what it reproduces and the paper's numbers for it."""
-
-    name: str
-    title: str
-    description: str
-    source: str
-    settings: dict = field(default_factory=dict)
-    paper: dict | None = None
-
-    def config(self) -> Config:
-        """The validated Config of this preset."""
-        return from_dict(self.settings)
-
+from .config import Config, ConfigError
+from .preset import Preset
+from .preset import paper_table as _table
+from .scenarios import scenario_presets
 
 _PRESETS = [
     Preset("paper-parity", "Parity labeling (Table 1, Fig. 1/5, 2/6)",
@@ -82,12 +58,8 @@ _PRESETS = [
                                     "T": 200}),
 ]
 
-PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
-
-
-def register(preset: Preset) -> None:
-    """Add a preset (scenario modules call this)."""
-    PRESETS[preset.name] = preset
+# every world's presets, listed explicitly: the core ones above, then each scenario module's
+PRESETS: dict[str, Preset] = {p.name: p for p in (*_PRESETS, *scenario_presets())}
 
 
 def get(name: str) -> Preset:
@@ -101,5 +73,3 @@ def preset_config(name: str) -> Config:
     """The validated Config of a named preset."""
     return get(name).config()
 
-
-from . import scenarios as _scenarios  # noqa: E402,F401  (registers the scenario presets)

@@ -13,8 +13,8 @@ import tempfile
 
 import numpy as np
 
-from .baselines import LABELS
 from .config import ConfigError
+from .methods import LABELS
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))

@@ -9,8 +9,8 @@ import numpy as np
 import torch
 
 from . import mds
-from .config import Config, validate
-from .data import Dataset, make_dataset, population_stats
+from .config import Config
+from .data import Dataset
 from .finite import DivergenceError, check_finite, nonfinite_scalar
 from .guard import PROBE
 from .network import Grads, Params, _twins, hinge_loss_acc, margin_sums, predict  # noqa: F401
@@ -24,8 +24,8 @@ from .probes import (  # noqa: F401
     weight_decomposition,
     weight_decomposition_t,
 )
-from .schedule import Schedule, build_schedule
-from .trainer import DeviceData, Trainer, init_params
+from .schedule import Schedule
+from .trainer import DeviceData, Trainer
 
 PROBE_SAMPLES = PROBE  # per-step accuracy is measured on this many train and test samples
 
@@ -238,20 +238,6 @@ class World:
     evaluator: Evaluator
     init: Params
     device: torch.device
-
-
-def build_world(cfg: Config, device: str = "auto", space: str = "auto") -> World:
-    """Draw the data and the initial network for cfg on the chosen device."""
-    cfg = validate(cfg)
-    dev = pick_device(device)
-    ds = make_dataset(cfg, space)
-    data = DeviceData.from_dataset(ds, dev)
-    # Without input structure γ can be 0, which leaves σ_a and η⁽¹⁾ undefined: the network
-    # then keeps the initialisation and step sizes of the structured setting (same procedure).
-    ref = ds.stats if cfg.structure else population_stats(cfg.replace(structure=True))
-    schedule = build_schedule(cfg, ref)
-    evaluator = Evaluator(ds, data, cfg.seed, schedule.truncated)
-    return World(cfg, ds, data, schedule, evaluator, init_params(cfg, ref, ds, schedule, dev), dev)
 
 
 FREEZE_AFTER = {"network": None, "rf": 0, "one_step": 1, "two_step": 2}

@@ -7,8 +7,8 @@ import json
 
 import streamlit as st
 
-from engine.baselines import LABELS, METHODS
 from engine.config import ConfigError
+from engine.methods import LABELS, METHODS
 from engine.presets import PRESETS
 from engine.report import cell, history_csv
 from ui import compare_view as cv

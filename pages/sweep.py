@@ -7,7 +7,7 @@ import io
 import pandas as pd
 import streamlit as st
 
-from engine.baselines import LABELS
+from engine.methods import LABELS
 from ui import sweep_data as sd
 from ui import sweep_run
 from ui.figures import heatmap, lines

@@ -12,7 +12,8 @@ import engine.run
 from bench.reference import smoothed_activation, train_reference
 from engine.config import Config
 from engine.network import activation
-from engine.run import Run, build_world
+from engine.run import Run
+from engine.worlds import build_world
 
 TINY = dict(d=40, D=20, k=3, m=16, n=3000, n_test=1000, T=12, batch=200)
 

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.baselines import DEFAULT_METHODS
 from engine.compare import Comparison
 from engine.config import Config
-from engine.run import Run, build_world
+from engine.methods import DEFAULT_METHODS
+from engine.run import Run
+from engine.worlds import build_world
 
 TINY = dict(d=40, D=20, k=3, m=16, n=3000, n_test=1000, T=12, batch=200)
 

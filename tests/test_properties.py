@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from engine import guard
-from engine.baselines import make_run
 from engine.config import SPECS, Config, ConfigError, coerce, from_dict
-from engine.run import DivergenceError, build_world
+from engine.methods import make_run
+from engine.run import DivergenceError
+from engine.worlds import build_world
 
 TINY = Config(d=12, D=8, k=3, m=4, n=200, n_test=100, T=4, batch=50, t1=1, t2=2)
 CAPS = {"FEX_MAX_N": "2000", "FEX_MAX_M": "24", "FEX_MAX_DIM": "64", "FEX_MAX_T": "50000",

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.compare import Comparison
 from engine.config import ConfigError, diff
+from engine.methods import DEFAULT_METHODS, LABELS, METHODS
 from engine.presets import PRESETS, Preset
 from engine.report import build_report, cell
 from engine.run import DivergenceError

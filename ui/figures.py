@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.baselines import LABELS
+from engine.methods import LABELS
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a

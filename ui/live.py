@@ -10,8 +10,9 @@ import streamlit as st
 
 from engine import mds
 from engine.config import Config, ConfigError
-from engine.run import DivergenceError, Run, build_world
+from engine.run import DivergenceError, Run
 from engine.scenarios import centre_cosines
+from engine.worlds import build_world
 from ui.state import AppState
 
 TICK_S = 0.3  # the fragment timer (browser setInterval); ticks coalesce when the page is busy

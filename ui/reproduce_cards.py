@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.config import ConfigError
+from engine.methods import DEFAULT_METHODS, LABELS, METHODS
 from engine.presets import PRESETS, Preset, preset_config
 from engine.report import cell
 

@@ -8,9 +8,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from engine.baselines import DEFAULT_METHODS, METHODS
 from engine.config import Config, ConfigError, diff, from_dict
 from engine.echo import markdown_plain, plain, quoted
+from engine.methods import DEFAULT_METHODS, METHODS
 from engine.presets import PRESETS, preset_config
 from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from engine.baselines import METHODS
 from engine.config import ConfigError
+from engine.methods import METHODS
 from engine.presets import PRESETS
 from engine.sweep import SweepSpec, run_sweep
 from engine.sweep.spec import parse_methods, parse_pair, parse_values

@@ -2,7 +2,7 @@
 
 Each module defines SCENARIO (a value of Config.scenario), make_dataset(cfg, space) returning an
 `engine.data.Dataset` (with optional `centres` / `centre_labels`, K×r in data coordinates), and
-PRESETS, which are registered in `engine.presets` on import of this package.
+PRESETS, which `engine.presets` lists after its own.
 
 What the dashboard reads from a scenario Dataset (all optional; absent means "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from ..config import Config, ConfigError
 from ..data import Dataset
-from ..presets import PRESETS as _ALL
-from ..presets import register
 from . import dm_parity, fcb, hidden_repr, mog, real, teacher_student
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
@@ -63,7 +61,3 @@ def headline(ds: Dataset, weights) -> dict:
     out["two_cluster_top"] = two_cluster_score(weights, top=0.5)[0]
     return out
 
-
-for _p in scenario_presets():
-    if _p.name not in _ALL:
-        register(_p)

@@ -7,6 +7,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
+from sklearn.cluster import KMeans
 
 from ..data import Dataset, Stats
 from ..run import Snapshot
@@ -67,8 +69,6 @@ def two_cluster_score(weights: np.ndarray, seed: int = 0,
                       top: float = 1.0) -> tuple[float, np.ndarray]:
     """2-means on the unit neuron directions (of the `top` fraction with the largest norms):
     mean cosine of a neuron with its cluster's centre direction, and the two centre directions."""
-    from sklearn.cluster import KMeans
-
     u = unit_rows(top_norm(weights, top))
     km = KMeans(n_clusters=2, n_init=10, random_state=seed).fit(u)
     cent = unit_rows(km.cluster_centers_)
@@ -96,8 +96,6 @@ def with_extra(snap: Snapshot, extra: dict) -> ScenarioSnapshot:
 def torch_threads(n: int = 1):
     """Run tiny torch loops on n threads (restored after): on a busy 2-core machine a 1258×64
     teacher took 18 s with two spinning threads and 2 s with one."""
-    import torch
-
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..config import Config
 from ..data import Dataset, _normalise, population_stats, sample
-from ..presets import Preset
+from ..preset import Preset
 
 SCENARIO = "dm_parity"
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..config import Config
 from ..data import Dataset, random_dictionary
-from ..presets import Preset
+from ..preset import Preset
 from ..run import World
 from ._common import input_space, stats
 from .fcb_run import FCBRun
@@ -58,22 +58,6 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
 def make_run(method: str, world: World, embed: bool = True) -> FCBRun:
     """The FCB trainer for one of the engine's method names."""
     return FCBRun(world, method, embed, world.cfg.eta or DEFAULT_ALPHA)
-
-
-def noise_curve(cfg: Config, rates, device: str = "cpu") -> list[dict]:
-    """Test error (noisy and clean test labels) after T steps for each label-noise rate."""
-    from ..run import build_world
-
-    out = []
-    for rate in rates:
-        world = build_world(cfg.replace(flip=float(rate)), device)
-        run = make_run("network", world, embed=False)
-        for _ in run:
-            pass
-        last = run.history[-1]
-        out.append({"flip": float(rate), "test_error": 1.0 - last.test_acc,
-                    "clean_test_error": 1.0 - last.extra["clean_test_acc"]})
-    return out
 
 
 PRESETS = [

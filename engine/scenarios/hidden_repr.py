@@ -16,7 +16,7 @@ import numpy as np
 
 from ..config import Config
 from ..data import Dataset, random_dictionary
-from ..presets import Preset
+from ..preset import Preset
 from ._common import stats
 
 SCENARIO = "hidden_repr"

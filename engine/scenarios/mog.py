@@ -17,7 +17,7 @@ import numpy as np
 
 from ..config import Config
 from ..data import Dataset, random_dictionary
-from ..presets import Preset
+from ..preset import Preset
 from ._common import input_space, stats
 
 SCENARIO = "mog"

@@ -15,10 +15,11 @@ import os
 from pathlib import Path
 
 import numpy as np
+from sklearn.datasets import load_digits
 
 from ..config import Config, ConfigError, parse_pair
 from ..data import Dataset
-from ..presets import Preset
+from ..preset import Preset
 from ._common import input_space, stats
 
 SCENARIO = "real"
@@ -34,8 +35,7 @@ def data_root() -> Path:
 
 
 def _digits() -> tuple[np.ndarray, np.ndarray]:
-    from sklearn.datasets import load_digits
-
+    """scikit-learn's bundled 8×8 digits, pixels scaled to [0, 1]."""
     bunch = load_digits()
     return bunch.data.astype(np.float32) / 16.0, bunch.target.astype(np.int64)
 

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from ..config import Config, ConfigError
 from ..data import Dataset
 from ..network import Params, predict
-from ..presets import Preset
+from ..preset import Preset
 from ..run import FREEZE_AFTER, Run, World
 from ._common import input_space, stats, torch_threads, with_extra
 from .real import _digits

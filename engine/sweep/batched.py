@@ -24,10 +24,11 @@ from types import SimpleNamespace
 import torch
 
 from ..network import Params
-from ..run import FREEZE_AFTER, build_world
+from ..run import FREEZE_AFTER
 from ..trainer import FEATURE_CACHE_BYTES
+from ..worlds import build_world
 from . import batched_step as bs
-from .runner import curve_stride, make_row
+from .rows import curve_stride, make_row
 
 FAMILY = tuple(FREEZE_AFTER)  # network, rf, one_step, two_step
 

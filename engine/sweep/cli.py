@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ..baselines import METHODS
 from ..config import ConfigError
+from ..methods import METHODS
 from . import presets as sweep_presets
+from .driver import run_sweep
 from .executors import EXECUTORS
 from .spec import (
     MAX_SEEDS,
@@ -80,8 +81,6 @@ def spec_from_args(args) -> SweepSpec:
 
 def cmd_sweep(args) -> int:
     """Run the sweep; print one line per finished unit and a final summary."""
-    from .driver import run_sweep
-
     spec = spec_from_args(args)
     workers = parse_int("--workers", args.workers, 1, 64)
 

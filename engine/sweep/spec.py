@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from .. import guard
 from .. import presets as preset_mod
-from ..baselines import METHODS
 from ..config import SPECS, Config, ConfigError, coerce, from_dict
+from ..methods import METHODS
 
 MAX_CELLS = 10_000  # settings × seeds × methods: beyond this a sweep is surely a typo
 MAX_SEEDS = 100

@@ -16,7 +16,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .runner import CURVE_FIELDS
+from .rows import CURVE_FIELDS
 
 SUFFIX = ".sqlite"
 SUMMARY = ("train_acc", "test_acc", "cos", "steps_95", "steps_99", "time_s")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from playwright.sync_api import Browser, expect
 
 from engine.config import Config
-from engine.run import Run, build_world
+from engine.run import Run
+from engine.worlds import build_world
 from ui import export
 from ui.state import AppState
 

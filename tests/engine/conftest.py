@@ -10,7 +10,7 @@ import pytest
 from engine_ref import TINY
 
 from engine.config import Config
-from engine.run import build_world
+from engine.worlds import build_world
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,8 @@ from engine_ref import max_drop_after
 from engine.compare import Comparison
 from engine.config import Config
 from engine.presets import preset_config
-from engine.run import build_world
 from engine.schedule import PAPER_ETA2_MAX
+from engine.worlds import build_world
 
 
 def test_max_drop_after_sees_only_falls_after_the_level():

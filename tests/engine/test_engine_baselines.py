@@ -9,10 +9,12 @@ import torch
 from engine_ref import d_space_weights, rel_err
 from torch.func import jacrev, vmap
 
-from engine.baselines import NTKRun, make_run, ntk_features, tangent_kernel
+from engine.baselines import NTKRun, ntk_features, tangent_kernel
 from engine.compare import Comparison
 from engine.data import population_stats
-from engine.run import Run, build_world
+from engine.methods import make_run
+from engine.run import Run
+from engine.worlds import build_world
 
 
 def _empirical_ntk(world, x: torch.Tensor, truncated: bool) -> torch.Tensor:

@@ -18,8 +18,9 @@ import engine.run
 from engine.config import Config
 from engine.data import population_stats
 from engine.network import hinge_grads, predict
-from engine.run import DivergenceError, Run, build_world
+from engine.run import DivergenceError, Run
 from engine.schedule import PAPER_NU1, init_scales
+from engine.worlds import build_world
 
 
 def _ref_step_grads(world, p, xi):

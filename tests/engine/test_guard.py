@@ -18,7 +18,8 @@ import pytest
 from engine import guard
 from engine.config import Config, ConfigError
 from engine.report import build_report
-from engine.run import DivergenceError, Run, build_world
+from engine.run import DivergenceError, Run
+from engine.worlds import build_world
 
 ROOT = Path(__file__).resolve().parents[2]
 PAPER = Config()  # n=50000, d=500, D=100, m=300, T=600

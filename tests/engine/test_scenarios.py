@@ -11,11 +11,11 @@ from engine.compare import Comparison
 from engine.config import ConfigError, from_dict
 from engine.network import hinge_loss_acc
 from engine.probes import weight_decomposition
-from engine.run import build_world
 from engine.scenarios import centre_coverage, make_run, two_cluster_score
 from engine.scenarios._common import torch_threads
-from engine.scenarios.fcb import noise_curve
+from engine.studies import noise_curve
 from engine.trainer import Trainer
+from engine.worlds import build_world
 
 
 def preset_cfg(name: str, **changes):
@@ -28,7 +28,7 @@ def train(cfg, method: str = "network"):
     world = build_world(cfg, device="cpu")
     run = make_run(method, world, embed=False)
     if run is None:
-        from engine.baselines import make_run as engine_run
+        from engine.methods import make_run as engine_run
 
         run = engine_run(method, world, embed=False)
     for _ in run:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.baselines import DEFAULT_METHODS, LABELS, METHODS
 from engine.config import from_dict
+from engine.methods import DEFAULT_METHODS, LABELS, METHODS
 from engine.presets import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -10,7 +10,8 @@ import pytest
 from PIL import Image
 
 from engine.config import Config
-from engine.run import Run, build_world
+from engine.run import Run
+from engine.worlds import build_world
 from ui import export
 from ui.state import AppState
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.baselines import DEFAULT_METHODS
 from engine.config import Config
+from engine.methods import DEFAULT_METHODS
 from engine.presets import PRESETS
 from ui.state import parse_params, summary_line, url_params
 

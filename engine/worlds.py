@@ -1,0 +1,33 @@
+"""Every data world in one place: the sparse-coding model (engine.data) and the scenario modules
+(engine.scenarios). build_world draws a world's data and initial network for a Config."""
+
+from __future__ import annotations
+
+from . import data, scenarios
+from .config import Config, validate
+from .data import Dataset
+from .population import population_stats
+from .run import Evaluator, World, pick_device
+from .schedule import build_schedule
+from .trainer import DeviceData, init_params
+
+
+def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
+    """The Dataset of cfg's world; space 'pattern', 'input' or 'auto' (sparse coding)."""
+    if cfg.scenario == "sparse_coding":
+        return data.make_dataset(cfg, space)
+    return scenarios.make_dataset(cfg, space)
+
+
+def build_world(cfg: Config, device: str = "auto", space: str = "auto") -> World:
+    """Draw the data and the initial network for cfg on the chosen device."""
+    cfg = validate(cfg)
+    dev = pick_device(device)
+    ds = make_dataset(cfg, space)
+    data = DeviceData.from_dataset(ds, dev)
+    # Without input structure γ can be 0, which leaves σ_a and η⁽¹⁾ undefined: the network
+    # then keeps the initialisation and step sizes of the structured setting (same procedure).
+    ref = ds.stats if cfg.structure else population_stats(cfg.replace(structure=True))
+    schedule = build_schedule(cfg, ref)
+    evaluator = Evaluator(ds, data, cfg.seed, schedule.truncated)
+    return World(cfg, ds, data, schedule, evaluator, init_params(cfg, ref, ds, schedule, dev), dev)
