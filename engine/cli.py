@@ -152,7 +152,7 @@ def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool):
         comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device)
         first = first or comp
         try:
-            _train(comp, quiet, i)
+            _train(comp, quiet)
         except DivergenceError as err:
             per_seed.append({m: r.summary() for m, r in comp.runs.items()})
             return first, per_seed, err
@@ -160,7 +160,7 @@ def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool):
     return first, per_seed, None
 
 
-def _train(comp, quiet: bool, seed_index: int) -> None:
+def _train(comp, quiet: bool) -> None:
     every = max(1, comp.cfg.T // 10)
 
     def progress(t, snaps):

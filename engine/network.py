@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import torch
 
-SQRT2 = math.sqrt(2.0)
 INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 SKIP_BELOW = -10.0  # Φ(-10) ≈ 7.6e-24, φ(-10) ≈ 7.7e-23: the branch is invisible in float32
 CHUNK_ELEMENTS = 1 << 18  # samples × neurons per chunk of the fused pass (1 MiB per buffer)
@@ -87,13 +86,6 @@ def indicator(act: torch.Tensor, truncated: bool, out: torch.Tensor | None = Non
     return torch.ceil(act, out=out).sub_(torch.floor(act, out=work))
 
 
-def _smooth_relu(z: torch.Tensor, s: float):
-    """E[relu(z + ξ)] = zΦ(z/s) + sφ(z/s) and its derivative Φ(z/s), ξ ~ N(0, s²)."""
-    u = z / s
-    cdf = torch.special.ndtr(u)
-    return _h(u, cdf).mul_(s), cdf
-
-
 def _h(u: torch.Tensor, cdf: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     """uΦ(u) + φ(u), i.e. E[relu(z + ξ)]/s at u = z/s (new tensor, or into `out`)."""
     out = torch.mul(u, u, out=out) if out is not None else u * u
@@ -120,14 +112,6 @@ def _smooth_u(u: torch.Tensor, s: float, truncated: bool, work: list | None = No
     der = cdf0.sub_(cdf1)
     pdf1 = torch.mul(u1, u1, out=work[2]).mul_(-0.5).exp_()
     return act.add_(pdf1, alpha=-INV_SQRT_2PI), der  # - φ(u1)
-
-
-def forward(p: Params, z: torch.Tensor, xi: float = 0.0, truncated: bool = True):
-    """Outputs g(x), activations and their derivatives for coordinates z (n×r)."""
-    pre = torch.addmm(p.b, z, p.q.T)
-    act, der = activation(pre, xi, truncated)
-    out = act @ p.a
-    return (out if p.c is None else out + p.c), act, der
 
 
 def predict(p: Params, z: torch.Tensor, truncated: bool = True, chunk: int = 16384):

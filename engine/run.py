@@ -13,15 +13,13 @@ from .config import Config
 from .data import Dataset
 from .finite import DivergenceError, check_finite, nonfinite_scalar
 from .guard import PROBE
-from .network import Grads, Params, _twins, hinge_loss_acc, margin_sums, predict  # noqa: F401
-from .probes import (  # noqa: F401
+from .network import Grads, Params, _twins, margin_sums, predict
+from .probes import (
     GRAD_KEYS,
     Geometry,
     cosines,
-    grad_decomposition,
     grad_decomposition_t,
     map_features,
-    weight_decomposition,
     weight_decomposition_t,
 )
 from .schedule import Schedule
@@ -76,9 +74,6 @@ class Snapshot:
 SCALAR_FIELDS = ("step", "stage", "train_acc", "test_acc", "train_loss", "test_loss",
                  "full_eval", "cos_max", "cos_min", "cos_mean", "frac_aligned", "weight_ratio",
                  "off_span", "hinge_active", "elapsed")
-GRAD_FIELDS = ("grad_rel", "grad_bg", "grad_ratio", "grad_ratio_median", "snr_median",
-               "grad_offdict")
-
 
 ALIGNED = 0.9  # |cos| above which a neuron counts as sitting on a star (issue 11's measure)
 FROZEN_CACHE = 4  # probe features of at most this many frozen first layers are kept per world
@@ -176,11 +171,6 @@ class Evaluator:
         out = torch.cat(res)
         self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), c.clone(), out)]
         return out
-
-    def accuracy(self, p: Params, full: bool) -> tuple[float, float, float, float]:
-        """(train_loss, train_acc, test_loss, test_acc) on the whole sets or the probe samples."""
-        trl, tra, tel, tea = self.accuracy_t(p, full).double().cpu().tolist()
-        return trl, tra, tel, tea
 
     def snapshot(self, p: Params, t: int, schedule: Schedule, T: int, grads: Grads | None,
                  a_prev: torch.Tensor | None, full: bool) -> Snapshot:

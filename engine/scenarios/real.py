@@ -24,9 +24,6 @@ from ._common import input_space, stats
 
 SCENARIO = "real"
 DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
-CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse",
-                   "ship", "truck")
-
 
 def data_root() -> Path:
     """Where torchvision datasets are stored."""
