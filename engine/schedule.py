@@ -50,11 +50,37 @@ class Schedule:
         """Name of the stage that step t belongs to."""
         return "init" if t == 0 else "step 1" if t == 1 else "step 2" if t == 2 else "classifier"
 
+    def rows(self) -> list[dict]:
+        """The step sizes each stage really uses, one row per stage, for a table (Explore)."""
+        out = []
+        for stage, sp in (("step 1", self.step1), ("step 2", self.step2),
+                          (f"steps 3-{self.T}", self.later)):
+            out.append({"stage": stage, "η": sp.eta, "λ_w": sp.lam_w, "λ_a": sp.lam_a,
+                        "σ_ξ": sp.xi, "batch": "full" if sp.full_batch else "mini-batch",
+                        "rule": _rule(sp)})
+        return out
+
     def to_dict(self) -> dict:
         """Plain dict for reports."""
         return {"step1": self.step1.to_dict(), "step2": self.step2.to_dict(),
                 "later": self.later.to_dict(), "truncated": self.truncated,
                 "symmetric_init": self.symmetric_init, "T": self.T, "dim": self.dim}
+
+
+def _rule(sp: StepParams) -> str:
+    """The update rule of a stage in words: 'sgd, keeps ν⁽¹⁾ = 0.0817 of w⁽⁰⁾', 'adam, …'."""
+    parts = [sp.optimizer]
+    if sp.momentum:
+        parts.append(f"momentum {sp.momentum:g}")
+    if sp.keep_w is not None and sp.eta > 0:
+        parts.append(f"keeps ν = {sp.keep_w / sp.eta:.4g} of the old w")
+    if sp.decay != "constant":
+        parts.append(f"{sp.decay} decay")
+    if sp.ema:
+        parts.append(f"reports the average of iterates (β {sp.ema:g})")
+    if sp.intercept:
+        parts.append("output intercept")
+    return ", ".join(parts)
 
 
 def init_scales(cfg: Config, st: Stats) -> tuple[float, float, float]:
