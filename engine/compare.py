@@ -6,11 +6,9 @@ import time
 
 from .config import Config, validate
 from .linear_probe import fit
-from .methods import DEFAULT_METHODS, METHODS, make_run
+from .methods import BY_NAME, DEFAULT_METHODS, METHODS, make_run
 from .run import World
 from .worlds import build_world
-
-FROZEN = ("rf", "one_step", "two_step")
 
 
 class Comparison:
@@ -60,7 +58,7 @@ class Comparison:
         if self.cfg.classifier != "logreg":
             return out
         for m, r in self.runs.items():
-            if m.removesuffix("_no_structure") in FROZEN:
+            if BY_NAME[m].frozen:
                 tuned = fit(r.params, r.world, self.cfg.seed)
                 out[m].update(schedule_train_acc=out[m]["train_acc"],
                               schedule_test_acc=out[m]["test_acc"],

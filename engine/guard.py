@@ -21,21 +21,18 @@ import os
 from dataclasses import dataclass, field
 
 from .config import Config, ConfigError
+from .methods import BY_NAME
+from .run import PROBE_SAMPLES as PROBE
 from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20
 F32, F64 = 4, 8
-# Per-step accuracy probe, per split (engine.run.PROBE_SAMPLES). 1 024 points give ±1.6 points
-# of standard error at 50 % and keep the probe's matmuls about as large as the training step's;
-# 4 096 made them 4× larger and six methods on paper-parity could not finish in 30 s on 2 cores.
-PROBE = 1024
 CHUNK = 16384  # predict()/NTK evaluation chunk rows
 KEEP_WEIGHTS = 60  # Run keeps the first-layer weights on about this many steps
 BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
 # many medium arrays (weights kept for the map, gradient caches) come and go while training;
 # the allocator keeps some of their freed space, measured at 10-35% of the live total
 ALLOC_SLACK = 1.3
-FROZEN_METHODS = ("rf", "one_step", "two_step")
 LOGREG_SAMPLES = 10_000  # engine.linear_probe.MAX_TRAIN
 REAL_DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
 
@@ -125,8 +122,7 @@ def _world_mb(cfg: Config, methods) -> tuple[float, float, float]:
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
     init = width * d * 8 * 3.5  # float64 draws in d-space, their projection and residual
     perp = width * d * F32 if pattern and r != d else 0
-    frozen = sum(m.removesuffix("_no_structure") in ("rf", "one_step", "two_step")
-                 for m in methods)
+    frozen = sum(BY_NAME[m].frozen for m in methods)
     kept = perp + probe * r * F32 + probe * width * F32 * (1 + min(frozen, 4))
     evaluation = _rows(max(cfg.n, cfg.n_test)) * width * F32
     return init / MB, kept / MB, evaluation / MB
@@ -136,12 +132,12 @@ def _frozen_features_bytes(cfg: Config, methods) -> int:
     """Frozen layers' activations on the training set (engine.trainer.DeviceData), up to their
     budget: the initial layer (RF and the NTK share it; m units under the symmetric init) and
     One/Two Step's layers (2m units each)."""
+    init_units = cfg.m if cfg.schedule != "standard" else 2 * cfg.m
     total = 0
     for structured in (True, False):  # one cache per world
-        bases = {m.removesuffix("_no_structure") for m in methods
-                 if m.endswith("_no_structure") != structured}
-        units = (cfg.m if cfg.schedule != "standard" else 2 * cfg.m) * bool(bases & {"rf", "ntk"})
-        units += 2 * cfg.m * len(bases & {"one_step", "two_step"})
+        info = [BY_NAME[m] for m in methods if BY_NAME[m].structure == structured]
+        units = init_units * any(i.uses_init_layer for i in info)
+        units += 2 * cfg.m * len({i.base for i in info if i.frozen and not i.uses_init_layer})
         total += min(cfg.n * units * F32, FEATURE_CACHE_BYTES)
     return total
 
@@ -175,8 +171,7 @@ def _logreg_mb(cfg: Config, methods) -> float:
     standardised (a copy), then the test set's are made (chunks, then their concatenation)
     and standardised; the 10 000-sample fit and its validation split come and go meanwhile.
     """
-    if cfg.classifier != "logreg" or not any(
-            m.removesuffix("_no_structure") in FROZEN_METHODS for m in methods):
+    if cfg.classifier != "logreg" or not any(BY_NAME[m].frozen for m in methods):
         return 0.0
     r, width = coord_dim(cfg)[0], 2 * cfg.m
     train, test = cfg.n * width * F64, cfg.n_test * width * F64

@@ -3,11 +3,12 @@ and the factory that builds a method's run on a world."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import scenarios
 from .baselines import NTKRun
-from .run import FREEZE_AFTER, Run, World
+from .preset import COLUMNS
+from .run import Run, World
 
 
 @dataclass(frozen=True)
@@ -16,8 +17,11 @@ class Method:
 
     name: str
     label: str
+    short: str  # a card-width label
+    color: str  # one colour per base method (Okabe-Ito), shared by its w/o-structure twin
+    marker: str  # Plotly marker symbol
+    freeze_after: int | None  # the first layer trains up to this step (None: always / NTK)
     structure: bool = True  # False: trained on the world without input structure (A1')
-    table1: bool = False  # one of Table 1's six columns (the default comparison)
 
     @property
     def base(self) -> str:
@@ -25,25 +29,32 @@ class Method:
         return self.name.removesuffix("_no_structure")
 
     @property
-    def freeze_after(self) -> int | None:
-        """The step after which the first layer is frozen (None: it trains; the NTK has none)."""
-        return FREEZE_AFTER.get(self.base)
+    def frozen(self) -> bool:
+        """True for a fixed first layer under a trained output layer (RF, One Step, Two Step)."""
+        return self.freeze_after is not None
+
+    @property
+    def uses_init_layer(self) -> bool:
+        """True when the method reads the initial first layer itself (RF, and the NTK's θ₀)."""
+        return self.base in ("rf", "ntk")
 
 
-REGISTRY = (
-    Method("network", "Network", table1=True),
-    Method("ntk", "NTK", table1=True),
-    Method("rf", "RF", table1=True),
-    Method("one_step", "One Step", table1=True),
-    Method("two_step", "Two Step", table1=True),
-    Method("network_no_structure", "Network w/o structure", structure=False, table1=True),
-    Method("ntk_no_structure", "NTK w/o structure", structure=False),
-    Method("rf_no_structure", "RF w/o structure", structure=False),
+_BASES = (
+    Method("network", "Network", "Network", "#0072B2", "circle", None),
+    Method("ntk", "NTK", "NTK", "#E69F00", "square", None),
+    Method("rf", "RF", "RF", "#009E73", "diamond", 0),
+    Method("one_step", "One Step", "One Step", "#CC79A7", "triangle-up", 1),
+    Method("two_step", "Two Step", "Two Step", "#D55E00", "x", 2),
 )
+REGISTRY = _BASES + tuple(
+    replace(m, name=f"{m.name}_no_structure", label=f"{m.label} w/o structure",
+            short="w/o struct." if m.name == "network" else f"{m.short} w/o", structure=False)
+    for m in _BASES if m.name in ("network", "ntk", "rf"))
 BY_NAME = {m.name: m for m in REGISTRY}
 METHODS = tuple(BY_NAME)
-DEFAULT_METHODS = tuple(m.name for m in REGISTRY if m.table1)
+DEFAULT_METHODS = COLUMNS  # Table 1's six columns, in the paper's order
 LABELS = {m.name: m.label for m in REGISTRY}
+FROZEN_BASES = tuple(m.name for m in _BASES if m.frozen)
 
 
 def make_run(method: str, world: World, world_ns: World | None = None, embed: bool = True):
@@ -55,11 +66,11 @@ def make_run(method: str, world: World, world_ns: World | None = None, embed: bo
     w = world if info.structure else world_ns
     if w is None:
         raise ValueError(f"{method} needs the world without input structure")
-    custom = scenarios.make_run(method, w, embed)
+    custom = scenarios.make_run(method, w, embed, info.freeze_after)
     if custom is not None:
         return custom
     if info.base == "ntk":
         return NTKRun(w, method)
-    run = Run(w, info.base, embed=embed)
+    run = Run(w, info.base, embed=embed, freeze_after=info.freeze_after)
     run.method = method
     return run

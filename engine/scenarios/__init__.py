@@ -34,12 +34,12 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     return MODULES[cfg.scenario].make_dataset(cfg, space)
 
 
-def make_run(method: str, world, embed: bool = True):
+def make_run(method: str, world, embed: bool = True, freeze_after: int | None = None):
     """The scenario's own run for a method (its own trainer or probes), or None when the
     engine's Run serves it unchanged."""
     module = MODULES.get(world.cfg.scenario)
     maker = getattr(module, "make_run", None)
-    return None if maker is None else maker(method, world, embed)
+    return None if maker is None else maker(method, world, embed, freeze_after)
 
 
 def scenario_presets() -> list:

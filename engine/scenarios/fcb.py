@@ -55,9 +55,10 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     return ds
 
 
-def make_run(method: str, world: World, embed: bool = True) -> FCBRun:
-    """The FCB trainer for one of the engine's method names."""
-    return FCBRun(world, method, embed, world.cfg.eta or DEFAULT_ALPHA)
+def make_run(method: str, world: World, embed: bool = True,
+             freeze_after: int | None = None) -> FCBRun:
+    """The FCB trainer for one of the engine's methods (the NTK trains as the network here)."""
+    return FCBRun(world, method, embed, world.cfg.eta or DEFAULT_ALPHA, freeze_after)
 
 
 PRESETS = [

@@ -14,23 +14,18 @@ import torch
 import torch.nn.functional as F
 
 from .. import mds
-from ..config import ConfigError
 from ..network import Params
 from ..run import DivergenceError, World
 from ._common import ScenarioSnapshot
-
-FREEZE = {"network": None, "rf": 0, "one_step": 1, "two_step": 2, "ntk": None}
 
 
 class FCBRun:
     """One method of the FCB setting, advanced one full-batch step at a time."""
 
-    def __init__(self, world: World, method: str, embed: bool, alpha: float):
-        base = method.removesuffix("_no_structure")
-        if base not in FREEZE:
-            raise ConfigError("method", method, "one of " + ", ".join(FREEZE))
+    def __init__(self, world: World, method: str, embed: bool, alpha: float,
+                 freeze_after: int | None = None):
         self.world, self.method, self.embed, self.alpha = world, method, embed, alpha
-        self.base, self.freeze_after = base, FREEZE[base]
+        self.base, self.freeze_after = method.removesuffix("_no_structure"), freeze_after
         cfg, ds = world.cfg, world.ds
         self.T, self.t, width = cfg.T, 0, 2 * cfg.m
         gen = torch.Generator().manual_seed(cfg.seed * 7919 + 0xFCB)

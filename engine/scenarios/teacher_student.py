@@ -22,7 +22,7 @@ from ..config import Config, ConfigError
 from ..data import Dataset
 from ..network import Params, predict
 from ..preset import Preset
-from ..run import FREEZE_AFTER, Run, World
+from ..run import Run, World
 from ._common import input_space, stats, torch_threads, with_extra
 from .real import _digits
 
@@ -120,12 +120,12 @@ class PartsRun(Run):
         return snap
 
 
-def make_run(method: str, world: World, embed: bool = True):
+def make_run(method: str, world: World, embed: bool = True, freeze_after: int | None = None):
     """PartsRun for the network and its frozen-layer variants; the engine's NTK otherwise."""
     base = method.removesuffix("_no_structure")
-    if base not in FREEZE_AFTER:
+    if base == "ntk":
         return None
-    run = PartsRun(world, base, embed=embed)
+    run = PartsRun(world, base, embed=embed, freeze_after=freeze_after)
     run.method = method
     return run
 

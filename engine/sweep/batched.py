@@ -23,14 +23,16 @@ from types import SimpleNamespace
 
 import torch
 
+from ..methods import BY_NAME, REGISTRY
 from ..network import Params
-from ..run import FREEZE_AFTER
 from ..trainer import FEATURE_CACHE_BYTES
 from ..worlds import build_world
 from . import batched_step as bs
 from .rows import curve_stride, make_row
 
-FAMILY = tuple(FREEZE_AFTER)  # network, rf, one_step, two_step
+# the network and its frozen-layer variants, on the structured world
+FAMILY = tuple(m.name for m in REGISTRY if m.structure and m.base != "ntk")
+FREEZE_AFTER = {m: BY_NAME[m].freeze_after for m in FAMILY}
 
 
 def supported(world) -> bool:
