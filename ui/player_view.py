@@ -47,7 +47,7 @@ def _on_want(state: AppState) -> None:
 def _on_have(state: AppState) -> None:
     value = (st.session_state.get(KEY) or {}).get("have") or {}
     p = session(state)
-    if value.get("run") == p["id"]:
+    if value.get("run") in (p["id"], ""):  # "": a player that has no run's frames at all
         p["sent"] = min(p["sent"], int(value.get("n", 0)))
 
 
