@@ -99,7 +99,9 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     if run is None or run.done or state.error:
         return False
     if state.idle_since is None:
-        state.idle_since = now
+        if not state.timer_on:  # a fresh page or run: no timer until the browser asks
+            return False
+        state.idle_since = now  # just caught up (or paused): keep ticking for IDLE_S
     return now - state.idle_since < IDLE_S
 
 
