@@ -47,7 +47,7 @@ def _on_want(state: AppState) -> None:
 def _on_have(state: AppState) -> None:
     value = (st.session_state.get(KEY) or {}).get("have") or {}
     p = session(state)
-    if value.get("run") == p["id"]:
+    if value.get("run") in (p["id"], ""):  # "": a player that has no run's frames at all
         p["sent"] = min(p["sent"], int(value.get("n", 0)))
 
 
@@ -99,7 +99,9 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     if run is None or run.done or state.error:
         return False
     if state.idle_since is None:
-        state.idle_since = now
+        if not state.timer_on:  # a fresh page or run: no timer until the browser asks
+            return False
+        state.idle_since = now  # just caught up (or paused): keep ticking for IDLE_S
     return now - state.idle_since < IDLE_S
 
 

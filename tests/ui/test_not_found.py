@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 
 import pytest
 from streamlit import file_util
@@ -49,7 +50,10 @@ def _call(path: str, method: str = "GET") -> tuple[list[dict], list[str]]:
     mw = NotFoundMiddleware(app)
     mw.prefixes = PREFIXES
     scope = {"type": "http", "method": method, "path": path}
-    asyncio.run(mw(scope, None, send))
+    # in a thread of its own: a browser test earlier in the same process may leave a running loop
+    worker = threading.Thread(target=asyncio.run, args=(mw(scope, None, send),))
+    worker.start()
+    worker.join()
     return sent, passed
 
 

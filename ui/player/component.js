@@ -16,6 +16,7 @@ export default function (component) {
     want: (run, n, have) => setStateValue("want", {run: run, n: n, have: have, t: Date.now()}),
     view: (v) => setStateValue("view", v),
   };
+  watchEmpty(p, setStateValue);
   if (!data) return;
   let st = p.store;
   if (!st || st.run !== data.meta.run) {
@@ -39,4 +40,17 @@ export default function (component) {
     st.done = !!data.done; st.error = data.error || "";
   }
   p.update();
+}
+
+/* A player with no frame yet asks for frame 0 every 1.5 s until it has one: once in a while a
+ * fresh page's first batch never arrived (the server had counted it as sent), and with the
+ * timer off nothing would ever send it again. */
+function watchEmpty(p, setStateValue) {
+  clearTimeout(p.emptyTimer);
+  const ask = () => {
+    if (p.store && p.store.n) return;
+    setStateValue("have", {run: p.store ? p.store.run : "", n: 0, t: Date.now()});
+    p.emptyTimer = setTimeout(ask, 1500);
+  };
+  if (!p.store || !p.store.n) p.emptyTimer = setTimeout(ask, 1500);
 }
