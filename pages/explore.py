@@ -70,3 +70,8 @@ if not mode.on:
         st.write(explore_text.probes(cfg))
         st.caption(f"Setup took {state.build_s:.1f} s. The browser keeps every computed frame: "
                    "Play, Back, Step and the scrubber replay them without asking the server.")
+    if state.world is not None:
+        with st.expander("Step sizes of this run"):
+            st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
+                       "the classifier stage's rule); the same numbers are in the JSON report.")
+            st.dataframe(state.world.schedule.rows(), hide_index=True)

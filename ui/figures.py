@@ -8,15 +8,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.methods import LABELS
+from engine.methods import LABELS, REGISTRY
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
 # method and its "w/o structure" twin share the colour and differ in dash and marker.
-COLORS = {"network": "#0072B2", "ntk": "#E69F00", "rf": "#009E73", "one_step": "#CC79A7",
-          "two_step": "#D55E00"}
-MARKERS = {"network": "circle", "ntk": "square", "rf": "diamond", "one_step": "triangle-up",
-           "two_step": "x"}
+COLORS = {m.name: m.color for m in REGISTRY if m.structure}  # one per base method
+MARKERS = {m.name: m.marker for m in REGISTRY if m.structure}
 MARGIN = {"l": 60, "r": 20, "t": 50, "b": 50}
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.config import ConfigError
-from engine.methods import DEFAULT_METHODS, LABELS, METHODS
+from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
 from engine.report import cell
 
@@ -18,10 +18,9 @@ except ImportError:  # pragma: no cover - depends on the checkout
     guard = None
 
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
-SHORT = {"network": "Network", "ntk": "NTK", "rf": "RF", "one_step": "One Step",
-         "two_step": "Two Step", "network_no_structure": "w/o struct."}  # card-width labels
-CURVE_METHODS = ("network", "ntk", "rf", "network_no_structure", "ntk_no_structure",
-                 "rf_no_structure")
+SHORT = {m.name: m.short for m in REGISTRY}  # card-width labels
+# Figs. 1/5/7: the network against NTK and RF, with and without input structure
+CURVE_METHODS = tuple(m.name for m in REGISTRY if m.base in ("network", "ntk", "rf"))
 
 
 @dataclass(frozen=True)

@@ -218,3 +218,15 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
     if mark is not None:
         assert mark in names, names
     assert ("+Σ_A M" in names) == (mark == "+Σ_A M"), names
+
+
+def test_the_computed_step_sizes_are_shown():
+    at = open_app(preset="quick-parity")
+    assert not at.exception
+    sch = state(at).world.schedule
+    shown = [e for e in at.expander if e.label == "Step sizes of this run"]
+    assert len(shown) == 1
+    table = shown[0].dataframe[0].value
+    assert list(table["stage"]) == ["step 1", "step 2", f"steps 3-{sch.T}"]
+    assert table["η"][1] == sch.step2.eta > 1  # the automatic η⁽²⁾
+    assert "ν = 0.0817" in table["rule"][0]
