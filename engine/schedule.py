@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .config import Config, stage_optimizer
+from .config import Config
 from .data import Stats
+from .relations import stage_optimizer
 
 
 @dataclass(frozen=True)

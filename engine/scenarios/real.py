@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_digits
 
-from ..config import Config, ConfigError, parse_pair
+from ..config import Config, ConfigError
 from ..data import Dataset
 from ..preset import Preset
+from ..relations import parse_pair
 from ._common import input_space, stats
 
 SCENARIO = "real"
