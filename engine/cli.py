@@ -108,10 +108,10 @@ def cmd_settings() -> int:
 
 def cmd_run(args) -> int:
     """Train the methods for each seed, print the table, write the report."""
-    cfg, preset, methods, n_seeds = _preflight(args)
+    cfg, preset, methods, n_seeds, cache = _preflight(args)
     device = str(pick_device(args.device))
     t0 = time.perf_counter()
-    first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet)
+    first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet, cache)
     timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
     report = build_report(cfg, first.runs, device, timing, per_seed, preset, diverged)
     print(_headline(cfg, preset, len(per_seed), device, timing["total_s"]))
@@ -138,18 +138,20 @@ def _preflight(args):
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
                           f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
-    guard.check(cfg, methods, embed=False)  # refuse what this host's limits do not allow
+    # refuse what this host's limits do not allow (dropping the activation cache first)
+    cache = guard.check(cfg, methods, embed=False).feature_cache
     if args.out is not None:
         check_out(args.out)
-    return cfg, preset, methods, n_seeds
+    return cfg, preset, methods, n_seeds, cache
 
 
-def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool):
+def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool,
+                 cache: bool = True):
     """(first Comparison, per-seed summaries, DivergenceError or None); stops at a divergence
     and keeps every step before it."""
     per_seed, first = [], None
     for i in range(n_seeds):
-        comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device)
+        comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device, feature_cache=cache)
         first = first or comp
         try:
             _train(comp, quiet)

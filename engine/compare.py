@@ -15,18 +15,19 @@ class Comparison:
     """Runs the chosen methods in lockstep; step() advances each by one step."""
 
     def __init__(self, cfg: Config, methods=DEFAULT_METHODS, device: str = "auto",
-                 space: str = "auto", embed: bool = False):
+                 space: str = "auto", embed: bool = False, feature_cache: bool = True):
         self.cfg = validate(cfg)
         unknown = [m for m in methods if m not in METHODS]
         if unknown:
             raise ValueError(f"unknown method(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(METHODS)}")
         self._t0 = time.perf_counter()
-        self.world: World = build_world(self.cfg, device, space)
+        self.world: World = build_world(self.cfg, device, space, feature_cache)
         needs_ns = any(m.endswith("_no_structure") for m in methods)
         self.world_ns: World | None = None
         if needs_ns:
-            self.world_ns = build_world(self.cfg.replace(structure=False), device, space)
+            self.world_ns = build_world(self.cfg.replace(structure=False), device, space,
+                                        feature_cache)
         self.runs = {m: make_run(m, self.world, self.world_ns, embed) for m in methods}
         self.setup_s = time.perf_counter() - self._t0
 

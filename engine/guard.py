@@ -61,6 +61,7 @@ class Estimate:
     dominant: str  # the largest memory part, e.g. "data generation (n×D)"
     parts: dict = field(default_factory=dict)  # memory part -> MB
     gflop: float = 0.0
+    feature_cache: bool = True  # False: run it with the cache off (it would not fit with it)
 
     def describe(self) -> str:
         """One line for the UI or the CLI."""
@@ -199,8 +200,10 @@ def _gflop(cfg: Config, methods, embed: bool) -> float:
     return total / 1e9
 
 
-def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
-    """Peak memory and CPU time of training `methods` side by side on cfg (one seed)."""
+def estimate(cfg: Config, methods=("network",), embed: bool = True,
+             feature_cache: bool = True) -> Estimate:
+    """Peak memory and CPU time of training `methods` side by side on cfg (one seed), with or
+    without the frozen layers' cached activations."""
     kept, gen = _data_mb(cfg)
     worlds = 2 if any(m.endswith("_no_structure") for m in methods) else 1
     init, net_kept, evaluation = _world_mb(cfg, methods)
@@ -208,7 +211,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
     method_kept = sum(k for k, _ in per_method.values())
     method_eval = max((e for _, e in per_method.values()), default=0.0)
     resident = worlds * (kept + net_kept) + method_kept  # alive from training to the end
-    resident += _frozen_features_bytes(cfg, methods) / MB
+    resident += _frozen_features_bytes(cfg, methods) / MB if feature_cache else 0.0
     parts = {  # the phases of a run; the peak is the largest
         "data generation": gen + (worlds - 1) * (kept + net_kept),
         "network initialisation": worlds * kept + (worlds - 1) * net_kept + init,
@@ -218,7 +221,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
     dominant = max(parts, key=parts.get)
     gflop = _gflop(cfg, methods, embed)
     seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
-    return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop)
+    return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache)
 
 
 def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
@@ -235,6 +238,8 @@ def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
                             "FEX_ALLOW_DOWNLOADS=0)")
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
+    if est.memory_mb > mem_cap:  # the cache is a speed-up: give it up before refusing
+        est = estimate(cfg, methods, embed, feature_cache=False)
     if est.memory_mb > mem_cap:
         name = _largest_knob(cfg, est)
         raise ResourceError(name, getattr(cfg, name),

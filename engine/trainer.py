@@ -33,10 +33,11 @@ class DeviceData:
     full_batch_cache: list = field(default_factory=list, repr=False, compare=False)
     # (q, b, activations on z_train) of frozen first layers (RF, One/Two Step after freezing)
     feature_cache: list = field(default_factory=list, repr=False, compare=False)
+    feature_budget: int = FEATURE_CACHE_BYTES  # 0: never cache (a server short of memory)
 
     def frozen_features(self, p: Params, truncated: bool) -> torch.Tensor | None:
         """Activations of a frozen first layer on the whole training set, computed once and
-        shared (None above FEATURE_CACHE_BYTES: the mini-batch pass then recomputes them).
+        shared (None above feature_budget: the mini-batch pass then recomputes them).
         Rows equal the per-batch pass bitwise (same addmm per row; tests/engine check it)."""
         q, b = frozen_units(p)
         for q_, b_, feats in self.feature_cache:
@@ -44,7 +45,7 @@ class DeviceData:
                 return feats
         held = sum(f.numel() * f.element_size() for _, _, f in self.feature_cache)
         if held + self.z_train.shape[0] * q.shape[0] * self.z_train.element_size() \
-                > FEATURE_CACHE_BYTES:
+                > self.feature_budget:
             return None
         feats = layer_features(p, self.z_train, truncated)
         self.feature_cache.append((q.clone(), b.clone(), feats))

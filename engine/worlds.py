@@ -19,12 +19,16 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     return scenarios.make_dataset(cfg, space)
 
 
-def build_world(cfg: Config, device: str = "auto", space: str = "auto") -> World:
-    """Draw the data and the initial network for cfg on the chosen device."""
+def build_world(cfg: Config, device: str = "auto", space: str = "auto",
+                feature_cache: bool = True) -> World:
+    """Draw the data and the initial network for cfg on the chosen device; feature_cache False
+    recomputes frozen layers' activations every step (engine.guard decides on a server)."""
     cfg = validate(cfg)
     dev = pick_device(device)
     ds = make_dataset(cfg, space)
     data = DeviceData.from_dataset(ds, dev)
+    if not feature_cache:
+        data.feature_budget = 0
     # Without input structure γ can be 0, which leaves σ_a and η⁽¹⁾ undefined: the network
     # then keeps the initialisation and step sizes of the structured setting (same procedure).
     ref = ds.stats if cfg.structure else population_stats(cfg.replace(structure=True))

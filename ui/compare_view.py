@@ -88,11 +88,13 @@ def _build(state) -> None:
     """Draw the data and the initial network for the next seed (raises ConfigError)."""
     sr, methods = seed_runs(), ordered(state.methods)
     cfg = state.cfg.replace(seed=state.cfg.seed + len(sr.per_seed))
+    cache = True
     if guard is not None:
-        sr.estimate = guard.check(cfg, methods, embed=False).describe()
+        est = guard.check(cfg, methods, embed=False)
+        sr.estimate, cache = est.describe(), est.feature_cache
     if not sr.per_seed:
         sr.t0 = time.perf_counter()
-    state.comparison = Comparison(cfg, methods, embed=False)
+    state.comparison = Comparison(cfg, methods, embed=False, feature_cache=cache)
 
 
 def advance(state, budget_s: float = TICK_BUDGET_S) -> None:
