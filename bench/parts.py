@@ -30,9 +30,9 @@ def config(args):
     from engine.cli import parse_settings
 
     if getattr(args, "probe_samples", 0):  # experiment knob: the per-step probe sample size
-        import engine.run
+        import engine.evaluate
 
-        engine.run.PROBE_SAMPLES = args.probe_samples
+        engine.evaluate.PROBE_SAMPLES = args.probe_samples
     name = args.preset or ("quick-parity" if args.quick else "paper-parity")
     cfg, _ = parse_settings(Namespace(preset=name, set=list(args.set or []), seed=None))
     return name, cfg

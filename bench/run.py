@@ -192,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="run the reference for this many steps and extrapolate to T")
     ap.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: default)")
     ap.add_argument("--probe-samples", type=int, default=0,
-                    help="experiment: per-step probe sample size (engine.run.PROBE_SAMPLES)")
+                    help="experiment: per-step probe sample size (engine.evaluate.PROBE_SAMPLES)")
     ap.add_argument("--parts", default="matmul,network,methods,reference",
                     help="comma-separated subset of " + ",".join(PARTS))
     ap.add_argument("--out", default=str(RESULTS), help="folder for the JSON result")
@@ -235,10 +235,10 @@ def main(argv=None) -> dict:
         parts.insert(0, "matmul")
     name, cfg = config(args)
     now = _dt.datetime.now().astimezone()
-    import engine.run
+    import engine.evaluate
 
     res = {"device": args.device, "preset": name, "quick": args.quick, "settings": args.set,
-           "probe_samples": args.probe_samples or engine.run.PROBE_SAMPLES,
+           "probe_samples": args.probe_samples or engine.evaluate.PROBE_SAMPLES,
            "T": cfg.T, "date": now.isoformat(timespec="seconds"), "machine": machine(args.device),
            "load_start": _load()}
     for part in parts:

@@ -8,9 +8,10 @@ import time
 import numpy as np
 import torch
 
+from .evaluate import Snapshot
 from .finite import check_finite
 from .network import Params, activation, indicator, margin_sums
-from .run import Snapshot, World
+from .run import World
 from .trainer import Optimizer, Trainer, step_size
 
 
@@ -174,9 +175,13 @@ class NTKRun:
                                margin_sums(margin[k:]) / (len(margin) - k)])
         out = stats.double().cpu().tolist()
         nan = float("nan")
-        snap = Snapshot(self.t, self.T, self.world.schedule.stage(self.t), out[1], out[3], out[0],
-                        out[2], full, nan, nan, nan, nan, nan)
-        snap.elapsed = time.perf_counter() - self._t0
+        trl, tra, tel, tea = out
+        # no first layer of its own: the geometry fields are undefined for the NTK
+        snap = Snapshot(step=self.t, T=self.T, stage=self.world.schedule.stage(self.t),
+                        train_acc=tra, test_acc=tea, train_loss=trl, test_loss=tel,
+                        full_eval=full, cos_max=nan, cos_min=nan, cos_mean=nan,
+                        weight_ratio=nan, off_span=nan,
+                        elapsed=time.perf_counter() - self._t0)
         self.history.append(snap)
         return snap
 

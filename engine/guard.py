@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass, field
 
 from .config import Config, ConfigError
+from .evaluate import PROBE_SAMPLES as PROBE
 from .methods import BY_NAME
-from .run import PROBE_SAMPLES as PROBE
 from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20

@@ -1,33 +1,19 @@
-"""A training run that advances one step at a time and yields plain snapshots."""
+"""A training run: one method on a world, advanced step by step, each step measured."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import numpy as np
 import torch
 
-from . import mds
 from .config import Config
 from .data import Dataset
+from .evaluate import Evaluator, Snapshot, layer_identity, same_layer
 from .finite import DivergenceError, check_finite, nonfinite_scalar
-from .network import Grads, Params, _twins, margin_sums, predict
-from .probes import (
-    GRAD_KEYS,
-    Geometry,
-    cosines,
-    grad_decomposition_t,
-    map_features,
-    weight_decomposition_t,
-)
+from .network import Grads, Params
 from .schedule import Schedule
 from .trainer import DeviceData, Trainer
-
-# Per-step accuracy probe, per split. 1 024 points give ±1.6 points of standard error at 50 %
-# and keep the probe's matmuls about as large as the training step's; 4 096 made them 4× larger
-# and six methods on paper-parity could not finish in 30 s on 2 cores.
-PROBE_SAMPLES = 1024
 
 
 def pick_device(device: str = "auto") -> torch.device:
@@ -37,186 +23,6 @@ def pick_device(device: str = "auto") -> torch.device:
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("device=cuda is not available on this machine; use auto or cpu")
     return torch.device(device)
-
-
-@dataclass
-class Snapshot:
-    """Plain numbers and arrays describing the network after `step` updates."""
-
-    step: int
-    T: int
-    stage: str
-    train_acc: float
-    test_acc: float
-    train_loss: float
-    test_loss: float
-    full_eval: bool  # accuracies on the whole sets (else on the probe samples)
-    cos_max: float
-    cos_min: float
-    cos_mean: float
-    weight_ratio: float
-    off_span: float
-    hinge_active: float = float("nan")
-    frac_aligned: float = float("nan")  # share of neurons with |cos| > ALIGNED to Σ_A M
-    grad: dict = field(default_factory=dict)  # empty at step 0 and for frozen layers
-    cos: np.ndarray | None = None  # per neuron
-    a: np.ndarray | None = None
-    b: np.ndarray | None = None
-    embedding: np.ndarray | None = None  # (2m+2)×2, last two rows are the ±Σ_A M stars
-    weights: np.ndarray | None = None  # 2m×r in data coordinates, kept on some steps
-    elapsed: float = 0.0
-
-    def scalars(self) -> dict:
-        """The scalar fields, for tables, CSV and JSON."""
-        out = {k: getattr(self, k) for k in SCALAR_FIELDS}
-        out.update({k: v for k, v in self.grad.items() if not isinstance(v, np.ndarray)})
-        return out
-
-
-SCALAR_FIELDS = ("step", "stage", "train_acc", "test_acc", "train_loss", "test_loss",
-                 "full_eval", "cos_max", "cos_min", "cos_mean", "frac_aligned", "weight_ratio",
-                 "off_span", "hinge_active", "elapsed")
-
-ALIGNED = 0.9  # |cos| above which a neuron counts as sitting on a star (issue 11's measure)
-FROZEN_CACHE = 4  # probe features of at most this many frozen first layers are kept per world
-
-
-def _ident(p: Params) -> tuple:
-    """Identity of a first layer: the tensor objects and their in-place versions."""
-    return (p.q, p.b, p.q._version, p.b._version)
-
-
-def _same(a: tuple, b: tuple) -> bool:
-    return a[0] is b[0] and a[1] is b[1] and a[2] == b[2] and a[3] == b[3]
-
-
-class Evaluator:
-    """Accuracy, loss and geometry probes for one dataset on one device.
-
-    What is measured every step (issue 6): hinge loss and accuracy on a fixed sample of
-    PROBE_SAMPLES training and PROBE_SAMPLES test points (drawn once from the seed), every
-    geometry probe on all neurons; the whole training and test sets at steps 0, 1, 2 and T.
-    Both probe samples go through one matmul into a reused buffer; a first layer that stops
-    changing (RF, One/Two Step after their freeze) has its probe features computed once.
-    """
-
-    def __init__(self, ds: Dataset, data: DeviceData, seed: int, truncated: bool):
-        self.ds, self.data, self.truncated = ds, data, truncated
-        self.geo = Geometry(ds.truth_coords, ds.patterns_in_coords, ds.A, data.z_train.device)
-        rng = np.random.default_rng([seed, 0xB0B])
-        self._tr = self._probe_idx(rng, len(ds.y_train))
-        self._te = self._probe_idx(rng, len(ds.y_test))
-        self.probe_z = torch.cat([data.z_train.index_select(0, self._tr),
-                                  data.z_test.index_select(0, self._te)])
-        self.probe_y = torch.cat([data.y_train.index_select(0, self._tr),
-                                  data.y_test.index_select(0, self._te)])
-        self.n_probe_train = len(self._tr)
-        self._buf: torch.Tensor | None = None
-        self._seen: list[tuple] = []  # first layers met once (identity only)
-        self._frozen: list[tuple] = []  # (identity, probe features) of first layers met twice
-        self._full: list[tuple] = []  # (q, b, a, result) of recent whole-set evaluations
-
-    def _probe_idx(self, rng, n: int) -> torch.Tensor:
-        idx = np.sort(rng.choice(n, size=min(n, PROBE_SAMPLES), replace=False))
-        return torch.as_tensor(idx, device=self.data.z_train.device)
-
-    def probe_features(self, p: Params) -> torch.Tensor:
-        """σ(⟨w_i, x⟩ + b_i) on the probe samples (train rows first); cached once frozen."""
-        key = _ident(p)
-        for ident, feats in self._frozen:
-            if _same(ident, key):
-                return feats
-        if any(_same(ident, key) for ident in self._seen):  # met twice: a frozen layer
-            feats = self._features(p, None)
-            self._frozen = [*self._frozen[-(FROZEN_CACHE - 1):], (key, feats)]
-            return feats
-        self._seen = [*self._seen[-7:], key]
-        n, width = self.probe_z.shape[0], p.q.shape[0]
-        if self._buf is None or self._buf.shape != (n, width):
-            self._buf = torch.empty(n, width, dtype=self.probe_z.dtype, device=self.probe_z.device)
-        return self._features(p, self._buf)
-
-    def _features(self, p: Params, out: torch.Tensor | None) -> torch.Tensor:
-        pre = torch.addmm(p.b, self.probe_z, p.q.T, out=out) if out is not None else \
-            torch.addmm(p.b, self.probe_z, p.q.T)
-        return pre.clamp_(0.0, 1.0) if self.truncated else pre.clamp_min_(0.0)
-
-    def accuracy_t(self, p: Params, full: bool) -> torch.Tensor:
-        """[train_loss, train_acc, test_loss, test_acc] as a tensor on the run's device."""
-        if full:
-            return self._full_eval(p)
-        feats, a = self.probe_features(p), p.a
-        if _twins(p):  # fold twin pairs so the symmetric init gives g = 0 exactly
-            h = a.shape[0] // 2
-            feats, a = feats[:, :h], a[:h] + a[h:]
-        margin = torch.mv(feats, a)
-        if p.c is not None:
-            margin.add_(p.c)
-        margin.mul_(self.probe_y)
-        k = self.n_probe_train
-        tr, te = margin_sums(margin[:k]) / k, margin_sums(margin[k:]) / (len(margin) - k)
-        return torch.cat([tr, te])
-
-    def _full_eval(self, p: Params) -> torch.Tensor:
-        # Methods that share a start (network, RF, One/Two Step) meet the same state at
-        # steps 0-2: reuse the whole-set result when (q, b, a) are exactly equal.
-        c = torch.zeros(()) if p.c is None else p.c.cpu()
-        for q, b, a, c_, res in self._full:
-            if torch.equal(q, p.q) and torch.equal(b, p.b) and torch.equal(a, p.a) \
-                    and torch.equal(c_, c):
-                return res
-        d = self.data
-        res = []
-        for z, y in ((d.z_train, d.y_train), (d.z_test, d.y_test)):
-            margin = predict(p, z, self.truncated).mul_(y)
-            res.append(margin_sums(margin) / len(margin))
-        out = torch.cat(res)
-        self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), c.clone(), out)]
-        return out
-
-    def snapshot(self, p: Params, t: int, schedule: Schedule, T: int, grads: Grads | None,
-                 a_prev: torch.Tensor | None, full: bool) -> Snapshot:
-        """Measure everything the dashboard shows for state p after step t.
-
-        All numbers are formed on the run's device and moved to the host in one transfer.
-        """
-        acc = self.accuracy_t(p, full)
-        cos = cosines(p, self.geo)
-        wd = weight_decomposition_t(p, self.geo)
-        width = cos.shape[0]
-        parts = [acc, wd, torch.stack([cos.max(), cos.min(), cos.abs().mean(),
-                                        (cos.abs() > ALIGNED).float().mean()]),
-                 cos, p.a, p.b]
-        has_grad = grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0)
-        if has_grad:
-            gs, t_pattern = grad_decomposition_t(grads.q, a_prev, self.geo)
-            parts += [gs, t_pattern]
-        host = torch.cat([x.reshape(-1).float() for x in parts]).cpu().numpy()
-        trl, tra, tel, tea, ratio, off, cmax, cmin, cmean, frac = \
-            host[:10].astype(np.float64).tolist()
-        o = 10
-        cos_np, a_np, b_np = (host[o:o + width], host[o + width:o + 2 * width],
-                              host[o + 2 * width:o + 3 * width])
-        grad = {}
-        if has_grad:
-            o += 3 * width
-            grad = dict(zip(GRAD_KEYS, host[o:o + len(GRAD_KEYS)].astype(np.float64).tolist(),
-                            strict=True))
-            grad["T_pattern"] = host[o + len(GRAD_KEYS):].copy()
-        return Snapshot(
-            step=t, T=T, stage=schedule.stage(t), train_acc=tra, test_acc=tea, train_loss=trl,
-            test_loss=tel, full_eval=full, cos_max=cmax, cos_min=cmin, cos_mean=cmean,
-            frac_aligned=frac, weight_ratio=ratio, off_span=off,
-            hinge_active=grads.hinge_active if grads is not None else float("nan"), grad=grad,
-            cos=cos_np.copy(), a=a_np.copy(), b=b_np.copy())
-
-    def embedding(self, p: Params, prev: np.ndarray | None) -> np.ndarray:
-        """MDS map of the neuron directions with the two stars, aligned to the previous frame."""
-        feats = map_features(p)
-        truth = self.ds.truth_coords
-        if feats.shape[1] > truth.shape[0]:
-            truth = np.concatenate([truth, np.zeros(feats.shape[1] - truth.shape[0])])
-        return mds.embed(feats, truth, prev)
 
 
 @dataclass
@@ -300,8 +106,8 @@ class Run:
         t, p, ev = self.t, self.trainer.eval_params, self.world.evaluator
         full = t <= 2 or t >= self.T
         snap = ev.snapshot(p, t, self.world.schedule, self.T, g, a_prev, full)
-        ident = (*_ident(p), p.perp_scale)
-        frozen = self._last_map is not None and _same(self._last_map, ident) \
+        ident = (*layer_identity(p), p.perp_scale)
+        frozen = self._last_map is not None and same_layer(self._last_map, ident) \
             and self._last_map[4] == ident[4]
         if self.embed:
             prev = self.history[-1].embedding if self.history else None
@@ -310,7 +116,7 @@ class Run:
         self._last_map = ident
         if t <= 2 or t >= self.T or t % self._keep_every == 0:
             last = self._last_weights
-            if last is not None and _same(last[0], ident):
+            if last is not None and same_layer(last[0], ident):
                 snap.weights = last[1]  # unchanged first layer: share the array
             else:
                 snap.weights = p.q.float().cpu().numpy()

@@ -6,8 +6,9 @@ from __future__ import annotations
 from . import data, scenarios
 from .config import Config, validate
 from .data import Dataset
+from .evaluate import Evaluator
 from .population import population_stats
-from .run import Evaluator, World, pick_device
+from .run import World, pick_device
 from .schedule import build_schedule
 from .trainer import DeviceData, init_params
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-import engine.run
+import engine.evaluate
 from bench.reference import smoothed_activation, train_reference
 from engine.config import Config
 from engine.network import activation
@@ -25,7 +25,7 @@ def _rel(got, want) -> float:
 
 @pytest.mark.parametrize("schedule", ["paper", "standard"])
 def test_reference_follows_the_engine_step_by_step(schedule, monkeypatch):
-    monkeypatch.setattr(engine.run, "PROBE_SAMPLES", 4096)  # ≥ n: whole sets every step
+    monkeypatch.setattr(engine.evaluate, "PROBE_SAMPLES", 4096)  # ≥ n: whole sets every step
     cfg = Config(**TINY).replace(schedule=schedule)
     ref = train_reference(cfg)
     assert [r["step"] for r in ref.steps] == list(range(cfg.T + 1))

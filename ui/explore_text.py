@@ -7,7 +7,7 @@ import html
 import numpy as np
 
 from engine.config import Config
-from engine.run import ALIGNED, PROBE_SAMPLES
+from engine.evaluate import ALIGNED, PROBE_SAMPLES
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "

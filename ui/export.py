@@ -9,7 +9,7 @@ import json
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from engine.run import ALIGNED
+from engine.evaluate import ALIGNED
 from ui import playback
 from ui.state import AppState
 

@@ -11,7 +11,7 @@ import torch
 from sklearn.cluster import KMeans
 
 from ..data import Dataset, Stats
-from ..run import Snapshot
+from ..evaluate import Snapshot
 
 
 def stats(sigma2: float, gamma: float = 0.0, mean_rel: float = 0.0, mean_bg: float = 0.0,

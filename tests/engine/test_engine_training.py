@@ -14,7 +14,7 @@ import pytest
 import torch
 from engine_ref import d_space_inputs, d_space_weights, ref_grads, ref_output, rel_err
 
-import engine.run
+import engine.evaluate
 from engine.config import Config
 from engine.data import population_stats
 from engine.network import hinge_grads, predict
@@ -347,7 +347,7 @@ def test_off_span_is_kept_at_step1_and_wiped_at_step2_in_input_space(tiny_world_
 def test_snapshot_accuracy_and_loss_match_direct_evaluation(tiny_cfg, monkeypatch):
     """With a probe size ≥ n every step is evaluated on the whole sets: compare with a float64
     d-space evaluation of the current network after each step."""
-    monkeypatch.setattr(engine.run, "PROBE_SAMPLES", 4096)
+    monkeypatch.setattr(engine.evaluate, "PROBE_SAMPLES", 4096)
     tiny_world = build_world(tiny_cfg, device="cpu", space="pattern")  # its probe: whole sets
     run = Run(tiny_world, embed=False)
     x_tr = d_space_inputs(tiny_world.ds, "train")
