@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -75,6 +75,9 @@ class Dataset:
     has_truth: bool = True
     centres: np.ndarray | None = None
     centre_labels: np.ndarray | None = None
+    # a world's own per-sample arrays, by name (teacher_student: real_train/real_test masks of
+    # the real-digit rows; fcb: clean_test, the test labels before the flips)
+    extras: dict = field(default_factory=dict)
 
     @property
     def in_pattern_space(self) -> bool:

@@ -88,21 +88,21 @@ def compute(state: AppState, player: dict) -> int:
 def has_truth(state: AppState) -> bool:
     """False where the data has no single planted Σ_A M (mixtures, real data): no stars and
     no relevant/background split then."""
-    ds = state.world.ds if state.world is not None else None
-    default = state.run_cfg is None or state.run_cfg.scenario != "real"
-    return bool(getattr(ds, "has_truth", default))
+    if state.world is not None:
+        return state.world.ds.has_truth
+    return state.run_cfg is None or state.run_cfg.scenario != "real"
 
 
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(2m×2 points, colour cosines, marks) for history index i."""
     snap, ds = state.run.history[i], state.world.ds
-    centres = getattr(ds, "centres", None)
+    centres = ds.centres
     if centres is None:
         marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
         return snap.embedding[:-2], snap.cos, marks if has_truth(state) else {}
     emb, cos = centre_embedding(state, i, np.asarray(centres, dtype=np.float64))
     width = len(snap.cos)
-    labels = getattr(ds, "centre_labels", None)
+    labels = ds.centre_labels
     marks = {}
     for sign, name in ((1, "centres, label +1"), (-1, "centres, label −1")):
         sel = np.ones(len(centres), bool) if labels is None else np.sign(labels) == sign

@@ -4,11 +4,12 @@ Each module defines SCENARIO (a value of Config.scenario), make_dataset(cfg, spa
 `engine.data.Dataset` (with optional `centres` / `centre_labels`, K×r in data coordinates), and
 PRESETS, which `engine.presets` lists after its own.
 
-What the dashboard reads from a scenario Dataset (all optional; absent means "sparse coding"):
+What the dashboard reads from a scenario Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
   centres          K×r cluster centres / labelled vectors in the data coordinates (like weights)
   centre_labels    K labels (±1) of the centres, for two colours
-  real_train/test  (teacher_student) boolean masks of the real-digit rows of z_train / z_test
+  extras           a world's own arrays by name: real_train/real_test (teacher_student) boolean
+                   masks of the real-digit rows of z_train / z_test; clean_test (fcb)
 Runs of `fcb` and `teacher_student` yield ScenarioSnapshot (a Snapshot with an `extra` dict of
 per-step numbers that scalars() includes); the others yield the engine's Snapshot.
 """
@@ -51,7 +52,7 @@ def headline(ds: Dataset, weights) -> dict:
     """Scenario probes of a first layer (2m×r, data coordinates): per-centre coverage, the
     nearest-neighbour cosine of the neurons and the two-cluster score."""
     out = {"neighbour_cos": neighbour_cosine(weights)}
-    centres = getattr(ds, "centres", None)
+    centres = ds.centres
     if centres is not None:
         cov = centre_coverage(weights, centres)
         out.update(centre_cos_min=float(cov.min()), centre_cos_mean=float(cov.mean()))

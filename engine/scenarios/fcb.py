@@ -50,7 +50,7 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
                      stats(1.0 + cfg.sigma_r**2))
     ds.centres = np.stack([mu[:, 0], -mu[:, 0], mu[:, 1], -mu[:, 1]])
     ds.centre_labels = np.array([1.0, 1.0, -1.0, -1.0])
-    ds.clean_test = c_te.astype(np.float32)
+    ds.extras["clean_test"] = c_te.astype(np.float32)
     ds.has_truth = False  # two feature directions µ1, µ2, no single Σ_A M star
     return ds
 

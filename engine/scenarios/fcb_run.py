@@ -36,7 +36,7 @@ class FCBRun:
         f = lambda v: torch.as_tensor(v, dtype=torch.float32)  # noqa: E731
         self.x_tr, self.y_tr = f(ds.z_train), f(ds.y_train)
         self.x_te, self.y_te = f(ds.z_test), f(ds.y_test)
-        self.c_te = f(ds.clean_test)
+        self.c_te = f(ds.extras["clean_test"])
         self.mu = f(ds.M.T)  # 2×d: µ1, µ2
         self.history: list = []
         self._t0 = time.perf_counter()

@@ -75,7 +75,8 @@ def _split(cfg: Config, rng) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """Digits + Gaussian mixture labelled by the teacher; `real_train` / `real_test` masks."""
+    """Digits + Gaussian mixture labelled by the teacher; `real_train` / `real_test` masks in
+    ds.extras."""
     if cfg.d != 64:
         raise ConfigError("d", cfg.d, "64 (the input size of the bundled digits)")
     rng = np.random.default_rng([cfg.seed, 0xE5])
@@ -94,8 +95,8 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     M = (mean_diff / np.linalg.norm(mean_diff))[:, None]
     ds = input_space(M, np.array([0]), x_tr, y_tr, x_te, y_te,
                      stats(1.0, pos_frac=float((y_tr > 0).mean())))
-    ds.real_train = np.arange(len(x_tr)) < len(x_l)
-    ds.real_test = np.arange(len(x_te)) < len(x_lt)
+    ds.extras["real_train"] = np.arange(len(x_tr)) < len(x_l)
+    ds.extras["real_test"] = np.arange(len(x_te)) < len(x_lt)
     ds.teacher_agreement = agreement
     ds.has_truth = False  # the class-mean direction is a probe axis, not a feature to learn
     return ds
@@ -106,7 +107,7 @@ def part_accuracy(world: World, params: Params) -> dict:
     d, ds = world.data, world.ds
     margin = (predict(params, d.z_test, world.schedule.truncated) * d.y_test).cpu().numpy()
     right = (margin > 0) + 0.5 * (margin == 0)
-    real = ds.real_test
+    real = ds.extras["real_test"]
     return {"acc_real": float(right[real].mean()), "acc_gauss": float(right[~real].mean()),
             "acc_all": float(right.mean())}
 
