@@ -4,6 +4,7 @@ and the factory that builds a method's run on a world."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
 from . import scenarios
 from .baselines import NTKRun
@@ -57,7 +58,27 @@ LABELS = {m.name: m.label for m in REGISTRY}
 FROZEN_BASES = tuple(m.name for m in _BASES if m.frozen)
 
 
-def make_run(method: str, world: World, world_ns: World | None = None, embed: bool = True):
+@runtime_checkable
+class MethodRun(Protocol):
+    """What every method's run offers (Run, NTKRun, the FCB and teacher-student runs); Compare,
+    the CLI, the report and the sweeps use nothing else."""
+
+    method: str
+    history: list  # one Snapshot per step taken, step 0 first
+
+    @property
+    def done(self) -> bool:
+        """True once T steps have been taken."""
+
+    def step(self):
+        """Take one step and return its Snapshot."""
+
+    def summary(self) -> dict:
+        """{train_acc, test_acc, cos, steps} of the reported model."""
+
+
+def make_run(method: str, world: World, world_ns: World | None = None,
+             embed: bool = True) -> MethodRun:
     """Build the run of a method: a scenario's own run when the world has one, else the
     engine's Run (network, RF, One/Two Step) or NTKRun; *_no_structure methods use world_ns."""
     if method not in BY_NAME:

@@ -211,3 +211,21 @@ def test_make_run_rejects_unknown_methods_and_missing_worlds(tiny_world):
     # Run no longer looks method names up (engine/methods.py does); it checks its freeze step
     with pytest.raises(ValueError, match="freeze_after"):
         Run(tiny_world, "rf", freeze_after=-1)
+
+
+def test_every_method_run_offers_the_method_protocol(tiny_world):
+    """Run, NTKRun and the scenario runs all satisfy engine.methods.MethodRun."""
+    from engine.config import Config
+    from engine.methods import METHODS, MethodRun
+    from engine.worlds import build_world
+
+    for m in METHODS:
+        run = make_run(m, tiny_world, tiny_world)
+        assert isinstance(run, MethodRun), m
+        assert run.method == m and not run.done and run.history[0].step == 0
+    fcb = build_world(Config(scenario="fcb", d=40, D=2, k=1, n=200, n_test=100, m=8, T=3,
+                             batch=200), "cpu")
+    run = make_run("network", fcb)
+    assert isinstance(run, MethodRun) and type(run).__name__ == "FCBRun"
+    snap = run.step()
+    assert snap.step == 1 and set(run.summary()) >= {"train_acc", "test_acc"}
