@@ -104,6 +104,7 @@ class Evaluator:
         self._seen: list[tuple] = []  # first layers met once (identity only)
         self._frozen: list[tuple] = []  # (identity, probe features) of first layers met twice
         self._full: list[tuple] = []  # (q, b, a, result) of recent whole-set evaluations
+        self._geo_seen: list[tuple] = []  # (layer key, geometry) of recent first layers
 
     def _probe_idx(self, rng, n: int) -> torch.Tensor:
         idx = np.sort(rng.choice(n, size=min(n, PROBE_SAMPLES), replace=False))
@@ -163,6 +164,20 @@ class Evaluator:
         self._full = [*self._full[-3:], (p.q.clone(), p.b.clone(), p.a.clone(), c.clone(), out)]
         return out
 
+    def _geometry(self, p: Params) -> tuple:
+        """(weight decomposition, [max, min, mean |cos|, share aligned], cos) of a first layer;
+        a frozen layer (met again unchanged: RF, One/Two Step) reuses its numbers."""
+        key = (layer_identity(p), p.perp_scale)
+        for k, value in self._geo_seen:
+            if same_layer(k[0], key[0]) and k[1] == key[1]:
+                return value
+        cos = cosines(p, self.geo)
+        stats = torch.stack([cos.max(), cos.min(), cos.abs().mean(),
+                             (cos.abs() > ALIGNED).float().mean()])
+        value = (weight_decomposition_t(p, self.geo), stats, cos)
+        self._geo_seen = [*self._geo_seen[-(2 * FROZEN_CACHE - 1):], (key, value)]
+        return value
+
     def snapshot(self, p: Params, t: int, schedule: Schedule, T: int, grads: Grads | None,
                  a_prev: torch.Tensor | None, full: bool) -> Snapshot:
         """Measure everything the dashboard shows for state p after step t.
@@ -170,12 +185,9 @@ class Evaluator:
         All numbers are formed on the run's device and moved to the host in one transfer.
         """
         acc = self.accuracy_t(p, full)
-        cos = cosines(p, self.geo)
-        wd = weight_decomposition_t(p, self.geo)
+        wd, cos_stats, cos = self._geometry(p)
         width = cos.shape[0]
-        parts = [acc, wd, torch.stack([cos.max(), cos.min(), cos.abs().mean(),
-                                        (cos.abs() > ALIGNED).float().mean()]),
-                 cos, p.a, p.b]
+        parts = [acc, wd, cos_stats, cos, p.a, p.b]
         has_grad = grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0)
         if has_grad:
             gs, t_pattern = grad_decomposition_t(grads.q, a_prev, self.geo)
