@@ -203,8 +203,8 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         play = page.locator(".fe-player .fe-play")
         await play.click(timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
         left = timeout_s - (time.monotonic() - t0)
-        res.final = await _wait_counter(page, lambda c: c[0] == c[1], left)
-        res.finished = res.final is not None and res.final[0] == res.final[1]
+        res.final = await _wait_counter(page, lambda c: c[0] == c[1] > 0, left)
+        res.finished = res.final is not None and res.final[0] == res.final[1] > 0
         res.exceptions = await page.locator(EXCEPTION).count()
         if not res.finished and not res.error:
             res.error = f"stopped at {res.final}"

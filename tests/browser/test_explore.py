@@ -141,3 +141,22 @@ def test_presentation_mode_fits_map_accuracy_and_narration_on_one_screen(
     page.locator("body").press("ArrowRight")  # → = one step, computed on demand
     wait_step(page, 1)
     assert "present=1" in page.url and "theme=dark" in page.url
+
+
+def test_replay_far_behind_the_computed_edge_asks_the_server_for_nothing(
+        page: Page, wait_for_app) -> None:
+    """Play from step 0 with many frames computed: the server stays idle (on a small machine
+    its training would take the browser's CPU), until the replay comes within the lead."""
+    open_small(page, wait_for_app, T="400")
+    page.click(f"{PLAYER} .fe-play")
+    page.wait_for_function(f"() => +document.querySelector('{PLAYER}').dataset.frames >= 300",
+                           timeout=120_000)
+    page.click(f"{PLAYER} .fe-play")  # Pause
+    page.select_option(f"{PLAYER} select.fe-speed", "5")  # lead: 6 s × 5 steps/s = 30 frames
+    page.click(f"{PLAYER} .fe-reset")
+    asks = int(shown(page).get("asks") or 0)
+    page.click(f"{PLAYER} .fe-play")
+    page.wait_for_timeout(1500)
+    assert int(shown(page)["step"]) > 3  # it plays
+    assert int(shown(page).get("asks") or 0) == asks  # and asked for no frame
+    page.click(f"{PLAYER} .fe-play")
