@@ -186,30 +186,24 @@ class Evaluator:
         """
         acc = self.accuracy_t(p, full)
         wd, cos_stats, cos = self._geometry(p)
-        width = cos.shape[0]
-        parts = [acc, wd, cos_stats, cos, p.a, p.b]
+        parts = {"acc": acc, "wd": wd, "cos_stats": cos_stats, "cos": cos, "a": p.a, "b": p.b}
         has_grad = grads is not None and a_prev is not None and bool(grads.q.abs().sum() > 0)
         if has_grad:
-            gs, t_pattern = grad_decomposition_t(grads.q, a_prev, self.geo)
-            parts += [gs, t_pattern]
-        host = torch.cat([x.reshape(-1).float() for x in parts]).cpu().numpy()
-        trl, tra, tel, tea, ratio, off, cmax, cmin, cmean, frac = \
-            host[:10].astype(np.float64).tolist()
-        o = 10
-        cos_np, a_np, b_np = (host[o:o + width], host[o + width:o + 2 * width],
-                              host[o + 2 * width:o + 3 * width])
+            parts["grad"], parts["T_pattern"] = grad_decomposition_t(grads.q, a_prev, self.geo)
+        host = to_host(parts)
+        trl, tra, tel, tea = _floats(host["acc"])
+        ratio, off = _floats(host["wd"])
+        cmax, cmin, cmean, frac = _floats(host["cos_stats"])
         grad = {}
         if has_grad:
-            o += 3 * width
-            grad = dict(zip(GRAD_KEYS, host[o:o + len(GRAD_KEYS)].astype(np.float64).tolist(),
-                            strict=True))
-            grad["T_pattern"] = host[o + len(GRAD_KEYS):].copy()
+            grad = dict(zip(GRAD_KEYS, _floats(host["grad"]), strict=True))
+            grad["T_pattern"] = host["T_pattern"]
         return Snapshot(
             step=t, T=T, stage=schedule.stage(t), train_acc=tra, test_acc=tea, train_loss=trl,
             test_loss=tel, full_eval=full, cos_max=cmax, cos_min=cmin, cos_mean=cmean,
             frac_aligned=frac, weight_ratio=ratio, off_span=off,
             hinge_active=grads.hinge_active if grads is not None else float("nan"), grad=grad,
-            cos=cos_np.copy(), a=a_np.copy(), b=b_np.copy())
+            cos=host["cos"], a=host["a"], b=host["b"])
 
     def embedding(self, p: Params, prev: np.ndarray | None) -> np.ndarray:
         """MDS map of the neuron directions with the two stars, aligned to the previous frame."""
@@ -220,3 +214,18 @@ class Evaluator:
         return mds.embed(feats, truth, prev)
 
 
+def to_host(parts: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    """Named tensors moved to the host in one transfer (float32), returned by the same names;
+    each array is its own copy."""
+    flat = [x.reshape(-1).float() for x in parts.values()]
+    host = torch.cat(flat).cpu().numpy()
+    out, start = {}, 0
+    for name, x in zip(parts, flat, strict=True):
+        out[name] = host[start:start + x.numel()].copy()
+        start += x.numel()
+    return out
+
+
+def _floats(arr: np.ndarray) -> list[float]:
+    """A float32 host array as Python floats (via float64, exactly as before)."""
+    return arr.astype(np.float64).tolist()
