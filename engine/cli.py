@@ -9,7 +9,7 @@ import time
 from . import guard
 from . import presets as preset_mod
 from .compare import Comparison
-from .config import SPECS, Config, ConfigError, from_dict
+from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .methods import DEFAULT_METHODS, METHODS
 from .report import build_report, check_out, summary_table, write_json
@@ -175,9 +175,8 @@ def _train(comp, quiet: bool) -> None:
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
-    return (f"{preset.name}: d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m} · "
-            f"n={cfg.n} · T={cfg.T} · schedule={cfg.schedule} · seeds={seeds} "
-            f"(from {cfg.seed}) · {device} · {total:.1f} s")
+    return (f"{preset.name}: {summary_line(cfg)} · n={cfg.n} · T={cfg.T} · "
+            f"schedule={cfg.schedule} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
 
 
 def main(argv=None) -> int:

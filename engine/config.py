@@ -286,3 +286,8 @@ def diff(cfg: Config, base: Config | None = None) -> dict[str, Any]:
     """Settings that differ from base (default: the paper's default), for URLs and reports."""
     base = base or Config()
     return {k: v for k, v in cfg.to_dict().items() if getattr(base, k) != v}
+
+
+def summary_line(cfg: Config) -> str:
+    """'d=500 · D=100 · k=5 · p_o=0.5 · m=300': the setting in one line (CLI, pages, reports)."""
+    return f"d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m}"

@@ -156,7 +156,7 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
         # a step makes about 6 n×2m temporaries; the allocator keeps freed ones in varying
         # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
         return kept / MB, 12 * max(cfg.n, cfg.n_test) * width * F32 / MB
-    if method.removesuffix("_no_structure") == "ntk":
+    if BY_NAME[method].linearised:
         kept = params + 3 * probe * width * F32 + cfg.T * 200
         # full evaluation: pre-activation, act, der, slope and lin on a chunk
         return kept / MB, 5 * min(CHUNK, max(cfg.n, cfg.n_test)) * width * F32 / MB
@@ -191,10 +191,10 @@ def _gflop(cfg: Config, methods, embed: bool) -> float:
     for m in methods:
         step = 4 * batch * width * r + 2 * probe * width * r  # fwd+bwd on a batch, probe eval
         full = 4 * cfg.n * width * r * 2 + 2 * (cfg.n + cfg.n_test) * width * r * 4
-        if m.removesuffix("_no_structure") == "ntk":
+        if BY_NAME[m].linearised:
             step *= 1.5
         total += cfg.T * step + full
-        if embed and m.removesuffix("_no_structure") != "ntk":
+        if embed and not BY_NAME[m].linearised:
             pts, small = width + 2, min(width + 2, r)  # classical MDS: Gram matrix + top-2 eigh
             total += cfg.T * (2 * pts * r * small + 10 * small**3)
     return total / 1e9

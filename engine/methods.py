@@ -23,6 +23,8 @@ class Method:
     marker: str  # Plotly marker symbol
     freeze_after: int | None  # the first layer trains up to this step (None: always / NTK)
     structure: bool = True  # False: trained on the world without input structure (A1')
+    linearised: bool = False  # a linear model on the tangent features at θ₀ (the NTK): no
+    # first layer of its own, so no map, no cosine, and its own evaluation buffers (engine.guard)
 
     @property
     def base(self) -> str:
@@ -42,7 +44,7 @@ class Method:
 
 _BASES = (
     Method("network", "Network", "Network", "#0072B2", "circle", None),
-    Method("ntk", "NTK", "NTK", "#E69F00", "square", None),
+    Method("ntk", "NTK", "NTK", "#E69F00", "square", None, linearised=True),
     Method("rf", "RF", "RF", "#009E73", "diamond", 0),
     Method("one_step", "One Step", "One Step", "#CC79A7", "triangle-up", 1),
     Method("two_step", "Two Step", "Two Step", "#D55E00", "x", 2),

@@ -50,16 +50,23 @@ class Component:
     q_bg: float
 
 
+def parity_q1(p_o: float) -> float:
+    """Pattern probability p_o/(2-2p_o) of the parity mixture's D(1) part; ConfigError on p_o
+    when it exceeds 1 (p_o > 2/3) — the one place this rule is written."""
+    q1 = p_o / (2 - 2 * p_o)
+    if q1 > 1:
+        raise ConfigError("p_o", p_o, "a number in (0, 2/3] for the parity mixture "
+                          "(its D(1) part needs p_o/(2-2p_o) ≤ 1)")
+    return q1
+
+
 def components(cfg: Config) -> list[Component]:
     """The generative mixture for the configured labeling, with or without input structure."""
     if not cfg.structure:
         return [Component(1.0, 0.5, 0.5)]  # (A1'): every pattern uniform
     if cfg.labeling == "parity":
         # D_mix = p_o D(0) + (1 - p_o) D(1)  (App. E.1.1)
-        q1 = cfg.p_o / (2 - 2 * cfg.p_o)
-        if q1 > 1:
-            raise ConfigError("p_o", cfg.p_o, "a number in (0, 2/3] for the parity mixture "
-                              "(D(1) needs p_o/(2-2p_o) ≤ 1)")
+        q1 = parity_q1(cfg.p_o)
         half = (1 - cfg.p_o) / 2
         return [Component(cfg.p_o, 0.5, 0.5), Component(half, 1.0, q1), Component(half, 0.0, q1)]
     return [Component(1.0, cfg.p_a, cfg.p_o)]

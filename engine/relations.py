@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError
-from .population import parse_counts, population_stats
+from .population import parity_q1, parse_counts, population_stats
 
 if TYPE_CHECKING:
     from .config import Config
@@ -24,9 +24,8 @@ def check_relations(cfg: Config) -> None:
     if cfg.labeling == "parity" and cfg.k % 2 == 0 \
             and cfg.scenario in ("sparse_coding", "dm_parity"):
         raise ConfigError("k", cfg.k, "an odd integer for the parity labeling (App. E.1.1)")
-    if cfg.labeling == "parity" and cfg.structure and cfg.p_o > 2 / 3:
-        raise ConfigError("p_o", cfg.p_o, "a number in (0, 2/3] for the parity mixture "
-                          "(its D(1) part needs p_o/(2-2p_o) ≤ 1)")
+    if cfg.labeling == "parity" and cfg.structure:
+        parity_q1(cfg.p_o)
     if cfg.labeling == "interval":
         _check_interval(cfg)
     if cfg.labeling == "custom":

@@ -7,7 +7,7 @@ import json
 
 import streamlit as st
 
-from engine.config import ConfigError
+from engine.config import ConfigError, summary_line
 from engine.methods import LABELS, METHODS
 from engine.presets import PRESETS
 from engine.report import cell, history_csv
@@ -20,7 +20,6 @@ from ui.state import (
     preset_param,
     read_url,
     show_url_warnings,
-    summary_line,
     write_url,
 )
 

@@ -2,10 +2,11 @@
 
 import streamlit as st
 
+from engine.config import summary_line
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
-from ui.state import get_state, preset_param, read_url, show_url_warnings, summary_line, write_url
+from ui.state import get_state, preset_param, read_url, show_url_warnings, write_url
 
 ensure_router()
 

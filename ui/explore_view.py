@@ -6,10 +6,11 @@ import json
 
 import streamlit as st
 
+from engine.config import summary_line
 from engine.presets import PRESETS
 from engine.report import build_report, history_csv
 from ui import export, player_view
-from ui.state import AppState, summary_line
+from ui.state import AppState
 
 DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
 

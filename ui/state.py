@@ -181,7 +181,3 @@ def share_link(params: dict[str, str]) -> str:
     base = st.context.url or "http://localhost:8501/"
     return base + ("?" + urlencode(params) if params else "")
 
-
-def summary_line(cfg: Config) -> str:
-    """'d=500 · D=100 · k=5 · p_o=0.5 · m=300'."""
-    return f"d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m}"

@@ -31,7 +31,7 @@ from . import batched_step as bs
 from .rows import curve_stride, make_row
 
 # the network and its frozen-layer variants, on the structured world
-FAMILY = tuple(m.name for m in REGISTRY if m.structure and m.base != "ntk")
+FAMILY = tuple(m.name for m in REGISTRY if m.structure and not m.linearised)
 FREEZE_AFTER = {m: BY_NAME[m].freeze_after for m in FAMILY}
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.config import Config
+from engine.config import Config, summary_line
 from engine.methods import DEFAULT_METHODS
 from engine.presets import PRESETS
-from ui.state import parse_params, summary_line, url_params
+from ui.state import parse_params, url_params
 
 
 def test_default_setting_has_an_empty_query():
