@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from .config import Config, ConfigError
 from .evaluate import PROBE_SAMPLES as PROBE
 from .methods import BY_NAME
+from .scenarios import dictionary, download_setting, input_dim, pattern_space, run_bytes
 from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20
@@ -34,7 +35,6 @@ BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
 # the allocator keeps some of their freed space, measured at 10-35% of the live total
 ALLOC_SLACK = 1.3
 LOGREG_SAMPLES = 10_000  # engine.linear_probe.MAX_TRAIN
-REAL_DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
 
 LIMITS = {  # env var -> (default, setting it caps or None, explanation)
     "FEX_MAX_MEMORY_MB": (1024, None, "estimated peak memory of one run in MB"),
@@ -86,8 +86,7 @@ def limit(name: str) -> float:
 
 def coord_dim(cfg: Config) -> tuple[int, int, bool]:
     """(r, d, pattern_space): width of the data coordinates the engine stores, and d."""
-    d = REAL_DIMS.get(cfg.real, cfg.d) if cfg.scenario == "real" else cfg.d
-    pattern = cfg.noise == 0 and cfg.scenario in ("sparse_coding", "hidden_repr", "dm_parity")
+    d, pattern = input_dim(cfg), pattern_space(cfg)  # the world's declarations
     return (cfg.D if pattern else d), d, pattern
 
 
@@ -96,7 +95,7 @@ def _data_mb(cfg: Config) -> tuple[float, float]:
     r, d, pattern = coord_dim(cfg)
     kept = (cfg.n + cfg.n_test) * r * F32
     big = max(cfg.n, cfg.n_test)
-    if cfg.scenario in ("mog", "real"):
+    if not dictionary(cfg):
         gen = 32 * big * d  # float64 draws and sums, then the float32 copy
     elif pattern:
         # rng.random (f64), the probability table (f64), the mask and φ̃ (f32) of one split;
@@ -106,7 +105,7 @@ def _data_mb(cfg: Config) -> tuple[float, float]:
     else:
         # φ̃ and z in pattern space, then x = z Mᵀ, the noise draw and its scaled copy (f32)
         gen = 8 * cfg.n * cfg.D + 3 * F32 * cfg.n * d + F32 * cfg.n_test * d
-    if cfg.scenario not in ("mog", "real"):
+    if dictionary(cfg):
         gen += F64 * d * cfg.D  # the dictionary M (d×D, float64) is alive while sampling
     return kept / MB, gen / MB
 
@@ -151,11 +150,9 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     # the temporaries of its step (classifier stage)
     params = width * (r + 2) * F32 * 10
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
-    if cfg.scenario == "fcb":  # full-batch steps on n×2m matrices; weights kept every step
-        kept = params + (cfg.T + 1) * width * (r + 4) * F32
-        # a step makes about 6 n×2m temporaries; the allocator keeps freed ones in varying
-        # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
-        return kept / MB, 12 * max(cfg.n, cfg.n_test) * width * F32 / MB
+    own = run_bytes(cfg, r, params)  # a world that trains with its own runs sizes them
+    if own is not None:
+        return own[0] / MB, own[1] / MB
     if BY_NAME[method].linearised:
         kept = params + 3 * probe * width * F32 + cfg.T * 200
         # full evaluation: pre-activation, act, der, slope and lin on a chunk
@@ -232,10 +229,10 @@ def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
             if getattr(cfg, name) > cap:
                 raise ResourceError(name, getattr(cfg, name),
                                     f"at most {cap:g} {what} on this server ({env})")
-    if cfg.scenario == "real" and cfg.real != "digits" \
-            and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
-        raise ResourceError("real", cfg.real, "digits on this server (downloads are off: "
-                            "FEX_ALLOW_DOWNLOADS=0)")
+    name = download_setting(cfg)
+    if name and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
+        raise ResourceError(name, getattr(cfg, name), "a bundled data set on this server "
+                            "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
     if est.memory_mb > mem_cap:  # the cache is a speed-up: give it up before refusing

@@ -1,9 +1,9 @@
-"""Every data world in one place: the sparse-coding model (engine.data) and the scenario modules
-(engine.scenarios). build_world draws a world's data and initial network for a Config."""
+"""Building a world: build_world draws the data of cfg's world (registry:
+engine.scenarios.WORLDS) and its initial network on a device."""
 
 from __future__ import annotations
 
-from . import data, scenarios
+from . import scenarios
 from .config import Config, validate
 from .data import Dataset
 from .evaluate import Evaluator
@@ -14,9 +14,8 @@ from .trainer import DeviceData, init_params
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """The Dataset of cfg's world; space 'pattern', 'input' or 'auto' (sparse coding)."""
-    if cfg.scenario == "sparse_coding":
-        return data.make_dataset(cfg, space)
+    """The Dataset of cfg's world; space 'pattern', 'input' or 'auto' (pattern coordinates where
+    the world allows them)."""
     return scenarios.make_dataset(cfg, space)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from engine import scenarios
 from engine.config import SPECS, Config, ConfigError, Spec, validate
 from engine.echo import markdown_plain
 from engine.presets import PRESETS, preset_config
@@ -26,12 +27,11 @@ GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps", "baselin
 MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
                "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
                "baselines": "Baseline classifier"}
-# Which data settings matter for which scenario/labeling (others are hidden, not reset).
+# Which settings matter for which labeling or schedule (others are hidden, not reset); the
+# settings of one data world alone are declared by that world (engine.scenarios.shows).
 ONLY_IF = {
     "p_a": lambda c: c.labeling != "parity", "t1": lambda c: c.labeling == "interval",
     "t2": lambda c: c.labeling == "interval", "P": lambda c: c.labeling == "custom",
-    "sigma_r": lambda c: c.scenario == "mog", "vectors": lambda c: c.scenario == "hidden_repr",
-    "real": lambda c: c.scenario == "real", "pair": lambda c: c.scenario == "real",
     "theory": lambda c: c.schedule == "theory",
     "momentum": lambda c: c.schedule == "standard",
 }
@@ -134,7 +134,7 @@ def _bounds(spec: Spec) -> dict:
 
 def _visible(name: str, cfg: Config) -> bool:
     rule = ONLY_IF.get(name)
-    return rule is None or bool(rule(cfg))
+    return scenarios.shows(name, cfg) and (rule is None or bool(rule(cfg)))
 
 
 def sidebar(state: AppState) -> None:

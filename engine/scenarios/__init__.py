@@ -1,10 +1,22 @@
-"""More worlds to explore (issue 8): data scenarios beyond the sparse-coding model.
+"""Every data world, one module each, and the registry of them (WORLDS).
 
-Each module defines SCENARIO (a value of Config.scenario), make_dataset(cfg, space) returning an
-`engine.data.Dataset` (with optional `centres` / `centre_labels`, K×r in data coordinates), and
-PRESETS, which `engine.presets` lists after its own.
+The world contract: a module declares
+  SCENARIO          its value of Config.scenario
+  make_dataset(cfg, space) → engine.data.Dataset (fields below)
+  PRESETS           its presets (engine.presets lists them after the paper's)
+  SETTINGS          the settings only this world uses: the sidebar shows them for it alone
+  PATTERN_SPACE     True when noise-free data may be stored in pattern coordinates (D wide)
+  DICTIONARY        True when the data is drawn through a d×D dictionary M (the guard counts it)
+and may define
+  input_dim(cfg)    the width of x when it is not cfg.d (real data: the image size)
+  download_setting(cfg)  the setting that makes it download data, or None (the guard refuses it
+                    on a server with downloads off)
+  run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
+                    engine's (the guard's sizing)
+  make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
+Rules between settings stay in engine/relations.py: validation sits below the worlds.
 
-What the dashboard reads from a scenario Dataset (declared fields; defaults mean "sparse coding"):
+What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
   centres          K×r cluster centres / labelled vectors in the data coordinates (like weights)
   centre_labels    K labels (±1) of the centres, for two colours
@@ -18,34 +30,76 @@ from __future__ import annotations
 
 from ..config import Config, ConfigError
 from ..data import Dataset
-from . import dm_parity, fcb, hidden_repr, mog, real, teacher_student
+from . import dm_parity, fcb, hidden_repr, mog, real, sparse_coding, teacher_student
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
-MODULES = {m.SCENARIO: m for m in (dm_parity, hidden_repr, mog, real, fcb,
-                                          teacher_student)}
+# The registry: a new world is one module and one entry here.
+WORLDS = {m.SCENARIO: m for m in (sparse_coding, dm_parity, hidden_repr, mog, real, fcb,
+                                  teacher_student)}
+WORLD_SETTINGS = frozenset(name for m in WORLDS.values() for name in m.SETTINGS)
 
-__all__ = ["MODULES", "make_dataset", "make_run", "headline", "centre_cosines", "centre_coverage",
-           "neighbour_cosine", "two_cluster_score", "scenario_presets"]
+__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim", "pattern_space",
+           "dictionary", "download_setting", "run_bytes", "make_dataset", "make_run", "headline",
+           "centre_cosines", "centre_coverage", "neighbour_cosine", "two_cluster_score",
+           "scenario_presets"]
+
+
+def world(cfg: Config):
+    """The module of cfg's world (ConfigError for an unknown one)."""
+    if cfg.scenario not in WORLDS:
+        raise ConfigError("scenario", cfg.scenario, "one of " + ", ".join(WORLDS))
+    return WORLDS[cfg.scenario]
+
+
+def shows(name: str, cfg: Config) -> bool:
+    """Whether the sidebar shows setting `name` for cfg's world (world-only settings)."""
+    return name not in WORLD_SETTINGS or name in world(cfg).SETTINGS
+
+
+def input_dim(cfg: Config) -> int:
+    """The width d of the world's inputs x."""
+    dim = getattr(world(cfg), "input_dim", None)
+    return cfg.d if dim is None else dim(cfg)
+
+
+def pattern_space(cfg: Config) -> bool:
+    """Whether the engine stores this setting's data in pattern coordinates (D wide)."""
+    return world(cfg).PATTERN_SPACE and cfg.noise == 0
+
+
+def dictionary(cfg: Config) -> bool:
+    """Whether the data is drawn through a d×D dictionary M."""
+    return world(cfg).DICTIONARY
+
+
+def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float] | None:
+    """(kept, peak) bytes of one of the world's own runs (engine.guard), or None: the engine's."""
+    hook = getattr(world(cfg), "run_bytes", None)
+    return None if hook is None else hook(cfg, r, params)
+
+
+def download_setting(cfg: Config) -> str | None:
+    """The setting that makes this world download data, or None."""
+    hook = getattr(world(cfg), "download_setting", None)
+    return None if hook is None else hook(cfg)
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """The Dataset of a non-sparse-coding scenario."""
-    if cfg.scenario not in MODULES:
-        raise ConfigError("scenario", cfg.scenario, "one of " + ", ".join(MODULES))
-    return MODULES[cfg.scenario].make_dataset(cfg, space)
+    """The Dataset of cfg's world."""
+    return world(cfg).make_dataset(cfg, space)
 
 
 def make_run(method: str, world, embed: bool = True, freeze_after: int | None = None):
     """The scenario's own run for a method (its own trainer or probes), or None when the
     engine's Run serves it unchanged."""
-    module = MODULES.get(world.cfg.scenario)
+    module = WORLDS.get(world.cfg.scenario)
     maker = getattr(module, "make_run", None)
     return None if maker is None else maker(method, world, embed, freeze_after)
 
 
 def scenario_presets() -> list:
     """Every preset this package adds."""
-    return [p for m in MODULES.values() for p in m.PRESETS]
+    return [p for m in WORLDS.values() for p in m.PRESETS]
 
 
 def headline(ds: Dataset, weights) -> dict:

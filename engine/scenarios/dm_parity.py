@@ -15,6 +15,11 @@ from ..data import Dataset, _normalise, population_stats, sample
 from ..preset import Preset
 
 SCENARIO = "dm_parity"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ()
+PATTERN_SPACE = True
+DICTIONARY = True
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:

@@ -24,6 +24,11 @@ from ._common import input_space, stats
 from .fcb_run import FCBRun
 
 SCENARIO = "fcb"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ("sigma_r", "flip")
+PATTERN_SPACE = False
+DICTIONARY = True
 DEFAULT_ALPHA = 0.05
 
 
@@ -53,6 +58,16 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     ds.extras["clean_test"] = c_te.astype(np.float32)
     ds.has_truth = False  # two feature directions µ1, µ2, no single Σ_A M star
     return ds
+
+
+def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float]:
+    """(kept, evaluation peak) bytes of one of this world's runs (engine.guard): full-batch steps
+    on n×2m matrices, the weights kept every step."""
+    width = 2 * cfg.m
+    kept = params + (cfg.T + 1) * width * (r + 4) * 4
+    # a step makes about 6 n×2m float32 temporaries; the allocator keeps freed ones in varying
+    # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
+    return kept, 12 * max(cfg.n, cfg.n_test) * width * 4
 
 
 def make_run(method: str, world: World, embed: bool = True,

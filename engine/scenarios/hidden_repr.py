@@ -20,6 +20,11 @@ from ..preset import Preset
 from ._common import stats
 
 SCENARIO = "hidden_repr"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ("vectors",)
+PATTERN_SPACE = True
+DICTIONARY = True
 
 
 def vectors(cfg: Config, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,11 @@ from ..preset import Preset
 from ._common import input_space, stats
 
 SCENARIO = "mog"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ("sigma_r",)
+PATTERN_SPACE = False
+DICTIONARY = False
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:

@@ -24,7 +24,22 @@ from ..relations import parse_pair
 from ._common import input_space, stats
 
 SCENARIO = "real"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ("real", "pair")
+PATTERN_SPACE = False
+DICTIONARY = False
 DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
+
+
+def input_dim(cfg: Config) -> int:
+    """Width of x: the chosen data set's pixels (cfg.d is not used)."""
+    return DIMS.get(cfg.real, cfg.d)
+
+
+def download_setting(cfg: Config) -> str | None:
+    """The setting that makes this world download data (None: bundled digits only)."""
+    return None if cfg.real == "digits" else "real"
 
 def data_root() -> Path:
     """Where torchvision datasets are stored."""

@@ -27,6 +27,11 @@ from ._common import input_space, stats, torch_threads, with_extra
 from .real import _digits
 
 SCENARIO = "teacher_student"
+# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
+# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+SETTINGS = ("alpha",)
+PATTERN_SPACE = False
+DICTIONARY = True
 TEACHER_WIDTH = 9
 
 
