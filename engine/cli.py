@@ -8,12 +8,12 @@ import time
 
 from . import guard
 from . import presets as preset_mod
-from .compare import Comparison
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .methods import DEFAULT_METHODS, METHODS
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
+from .seeds import SeedSeries
 from .sweep import cli as sweep_cli
 
 EXIT_FAILED, EXIT_USAGE, EXIT_DIVERGED = 1, 2, 3
@@ -149,17 +149,9 @@ def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool,
                  cache: bool = True):
     """(first Comparison, per-seed summaries, DivergenceError or None); stops at a divergence
     and keeps every step before it."""
-    per_seed, first = [], None
-    for i in range(n_seeds):
-        comp = Comparison(cfg.replace(seed=cfg.seed + i), methods, device, feature_cache=cache)
-        first = first or comp
-        try:
-            _train(comp, quiet)
-        except DivergenceError as err:
-            per_seed.append({m: r.summary() for m, r in comp.runs.items()})
-            return first, per_seed, err
-        per_seed.append(comp.summary())
-    return first, per_seed, None
+    series = SeedSeries(cfg, methods, n_seeds, device, prepare=lambda _cfg: cache)
+    series.run(lambda comp: _train(comp, quiet))
+    return series.first, series.per_seed, series.diverged
 
 
 def _train(comp, quiet: bool) -> None:

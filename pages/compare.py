@@ -66,23 +66,23 @@ def paper_numbers(preset) -> None:
 
 
 def _methods_changed() -> None:
-    state.methods = cv.ordered(st.session_state["compare_methods"])
+    state.compare.methods = cv.ordered(st.session_state["compare_methods"])
 
 
 def play_controls() -> int:
     """Method choice, seed count, Play / Pause / Reset; returns the seed count."""
     c1, c2 = st.columns([4, 1])
-    c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.methods)),
+    c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.compare.methods)),
                    key="compare_methods", format_func=LABELS.get, on_change=_methods_changed,
                    help="The first six are Table 1's columns (the default).")
     seeds = int(c2.number_input("Seeds", 1, cv.MAX_SEEDS, 1, key="compare_seeds",
                                 help="Mean ± std over seeds seed, seed+1, … (the paper used 5)."))
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
-    ok = bool(state.methods)
+    ok = bool(state.compare.methods)
     b1.button("Play", icon=":material/play_arrow:", type="primary", key="compare_play",
-              disabled=not ok or state.comp_playing, on_click=cv.play, args=(state, seeds))
+              disabled=not ok or state.compare.playing, on_click=cv.play, args=(state, seeds))
     b2.button("Pause", icon=":material/pause:", key="compare_pause",
-              disabled=not state.comp_playing, on_click=cv.pause, args=(state,))
+              disabled=not state.compare.playing, on_click=cv.pause, args=(state,))
     b3.button("Reset", icon=":material/restart_alt:", key="compare_reset",
               on_click=cv.reset, args=(state,))
     if not ok:
@@ -90,9 +90,9 @@ def play_controls() -> int:
     return seeds
 
 
-def downloads(report: dict) -> None:
+def downloads(state, report: dict) -> None:
     """CSV of the per-step curves and the JSON report (same schema as the CLI)."""
-    first = cv.seed_runs().first
+    first = state.compare.series.first
     d1, d2, _ = st.columns([1, 1, 3])
     d1.download_button("Curves (CSV)", history_csv(first.runs), "compare_history.csv",
                        "text/csv", icon=":material/download:", key="compare_csv")
@@ -129,24 +129,24 @@ def table(report: dict) -> None:
                    "features (classifier=logreg).")
 
 
-@st.fragment(run_every=TICK_S if state.comp_playing else None)
+@st.fragment(run_every=TICK_S if state.compare.playing else None)
 def live() -> None:
     """One tick: advance the comparison, then draw the counter, curves, table and downloads."""
-    if state.comp_playing:
-        building = state.comparison is None
+    if state.compare.playing:
+        building = state.compare.comparison is None
         wait = st.spinner("Drawing the data and the initial network…", show_time=True)
         with wait if building else contextlib.nullcontext():
             cv.advance(state)
-        if not state.comp_playing:
+        if not state.compare.playing:
             st.rerun()  # the timer stops with a full rerun
-    if state.comp_error:
-        st.error(state.comp_error, icon=":material/error:")
+    if state.compare.error:
+        st.error(state.compare.error, icon=":material/error:")
     step, T, seed, seeds = cv.progress(state)
     seed_txt = f" · seed {seed} / {seeds}" if seeds > 1 else ""
     st.markdown(f"#### step {step} / {T}{seed_txt}")
     st.progress(min(step / max(T, 1), 1.0))
-    if cv.seed_runs().estimate:
-        st.caption(f"Estimated cost per seed: {cv.seed_runs().estimate}.")
+    if state.compare.estimate:
+        st.caption(f"Estimated cost per seed: {state.compare.estimate}.")
     comp = cv.shown(state)
     if comp is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
@@ -155,17 +155,17 @@ def live() -> None:
         st.slider("Curve smoothing", 0.0, 0.95, SMOOTHING_DEFAULT, 0.05, key=SMOOTHING_KEY,
                   help="exponential moving average of each curve (as in TensorBoard); the raw "
                        "per-step curves stay drawn faintly. The table always shows raw numbers.")
-    elif not state.comp_error:
+    elif not state.compare.error:
         st.info("Press **Play** to train the chosen methods side by side.")
-    if state.comp_summary is not None:
-        table(state.comp_summary)
-        downloads(state.comp_summary)
+    if state.compare.summary is not None:
+        table(state.compare.summary)
+        downloads(state, state.compare.summary)
 
 
 setting_row()
 seeds = play_controls()
 cv.sync(state, seeds)
-write_url(state.cfg, state.methods, preset_param(state))  # "Copy link" at the top shares it
+write_url(state.cfg, state.compare.methods, preset_param(state))  # "Copy link" at the top shares it
 try:
     live()
 except ConfigError as err:  # a setting the engine refuses while drawing: one line, no traceback

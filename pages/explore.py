@@ -27,10 +27,11 @@ head = st.empty()  # the summary shows at once, before a slow setup
 head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
               f"schedule={cfg.schedule} · seed={cfg.seed}")
 live.ensure_run(state)
-if state.guard_error:
-    st.error(state.guard_error[1], icon=":material/block:")
-if state.run_cfg is not None and state.run_cfg != state.cfg:  # refused: the old run stays
-    cfg = state.run_cfg
+if state.explore.guard_error:
+    st.error(state.explore.guard_error[1], icon=":material/block:")
+if state.explore.run_cfg is not None and state.explore.run_cfg != state.cfg:
+    # refused: the old run stays
+    cfg = state.explore.run_cfg
     head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · still running the "
                   "last accepted setting (see the message)")
 
@@ -40,39 +41,40 @@ def sync_url() -> None:
 
 
 sync_url()
-if state.run is None:
+if state.explore.run is None:
     st.stop()
-state.timer_on = player_view.ticking(state)
-state.page_run = True  # the next call of live_panel is part of this full run
+state.explore.timer_on = player_view.ticking(state)
+state.explore.page_run = True  # the next call of live_panel is part of this full run
 
 
-@st.fragment(run_every=live.TICK_S if state.timer_on else None)
+@st.fragment(run_every=live.TICK_S if state.explore.timer_on else None)
 def live_panel() -> None:
     """One tick: compute the frames the browser asked for (within budget), send the new ones."""
     # In a full run the player goes out before any work: a full run that ends without it
     # (its fragment body cut short) makes Streamlit drop the player and the browser remount
     # it, with blank charts for a moment. A tick of the fragment alone sends fresh frames.
-    full_run, state.page_run = state.page_run, False
+    full_run, state.explore.page_run = state.explore.page_run, False
     if not full_run:
         live.compute(state, player_view.session(state))
     player_view.mount(state, theme=mode.theme, present=mode.on)
     sync_url()  # the player's view changes rerun this fragment only
     if full_run:  # its frames go out with the next tick
         live.compute(state, player_view.session(state))
-    if state.timer_on != player_view.ticking(state):
+    if state.explore.timer_on != player_view.ticking(state):
         st.rerun()  # started, finished, idle or diverged: a full run sets the timer
 
 
 live_panel()
-if not state.timer_on and not mode.on:
+if not state.explore.timer_on and not mode.on:
     view.downloads(state)
 if not mode.on:
     with st.expander("What is measured"):
         st.write(explore_text.probes(cfg))
-        st.caption(f"Setup took {state.build_s:.1f} s. The browser keeps every computed frame: "
-                   "Play, Back, Step and the scrubber replay them without asking the server.")
-    if state.world is not None:
+        st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
+                   "frame: Play, Back, Step and the scrubber replay them without asking the "
+                   "server.")
+    if state.explore.world is not None:
         with st.expander("Step sizes of this run"):
             st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
                        "the classifier stage's rule); the same numbers are in the JSON report.")
-            st.dataframe(state.world.schedule.rows(), hide_index=True)
+            st.dataframe(state.explore.world.schedule.rows(), hide_index=True)

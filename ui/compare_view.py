@@ -3,25 +3,22 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
-import streamlit as st
 
-from engine.compare import Comparison
 from engine.config import ConfigError, diff
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS
 from engine.presets import PRESETS, Preset
 from engine.report import build_report, cell
 from engine.run import DivergenceError
+from engine.seeds import SeedSeries
+from ui.state import CompareState
 
 try:  # the resource guard is optional: without it every valid setting may start
     from engine import guard
 except ImportError:  # pragma: no cover - depends on the checkout
     guard = None
 
-SEEDS_KEY = "compare_seed_runs"
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
 WITH = tuple(m for m in METHODS if not m.endswith("_no_structure"))
@@ -31,23 +28,6 @@ TOLERANCE = {"train_acc": 0.03, "test_acc": 0.03, "cos": 0.05}
 GROUPS = (("With input structure", WITH), ("Without input structure (A1′)", WITHOUT))
 
 
-@dataclass
-class SeedRuns:
-    """The finished seeds of one comparison: their summaries and the first seed's runs."""
-
-    per_seed: list = field(default_factory=list)
-    first: Any = None  # Comparison of the first seed: its curves and history go into the report
-    t0: float = 0.0
-    estimate: str | None = None
-
-
-def seed_runs() -> SeedRuns:
-    """This session's record of finished seeds."""
-    if SEEDS_KEY not in st.session_state:
-        st.session_state[SEEDS_KEY] = SeedRuns()
-    return st.session_state[SEEDS_KEY]
-
-
 def ordered(methods) -> tuple[str, ...]:
     """The methods in the paper's column order, duplicates dropped."""
     return tuple(m for m in METHODS if m in set(methods))
@@ -55,96 +35,76 @@ def ordered(methods) -> tuple[str, ...]:
 
 def key_for(state, seeds: int) -> tuple:
     """What a comparison was built for: a change of any part restarts it."""
-    return (state.cfg, ordered(state.methods), seeds)
+    return (state.cfg, ordered(state.compare.methods), seeds)
 
 
 def reset(state) -> None:
-    """Forget the comparison, its seeds and its messages."""
-    state.comparison, state.comp_key, state.comp_summary = None, None, None
-    state.comp_playing, state.comp_error = False, None
-    st.session_state[SEEDS_KEY] = SeedRuns()
+    """Forget the comparison, its seeds and its messages (the method list stays)."""
+    state.compare = CompareState(methods=state.compare.methods)
 
 
 def sync(state, seeds: int) -> None:
     """Restart cleanly when the setting, the methods or the seed count changed."""
-    if state.comp_key is not None and state.comp_key != key_for(state, seeds):
+    if state.compare.key is not None and state.compare.key != key_for(state, seeds):
         reset(state)
 
 
 def play(state, seeds: int) -> None:
     """Play button: start (or resume) training."""
-    if state.comp_summary is not None:  # finished: Play starts a fresh comparison
+    if state.compare.summary is not None:  # finished: Play starts a fresh comparison
         reset(state)
-    state.comp_key = key_for(state, seeds)
-    state.comp_playing, state.comp_error = True, None
+    state.compare.key = key_for(state, seeds)
+    state.compare.playing, state.compare.error = True, None
 
 
 def pause(state) -> None:
     """Pause button."""
-    state.comp_playing = False
+    state.compare.playing = False
 
 
-def _build(state) -> None:
-    """Draw the data and the initial network for the next seed (raises ConfigError)."""
-    sr, methods = seed_runs(), ordered(state.methods)
-    cfg = state.cfg.replace(seed=state.cfg.seed + len(sr.per_seed))
-    cache = True
-    if guard is not None:
-        est = guard.check(cfg, methods, embed=False)
-        sr.estimate, cache = est.describe(), est.feature_cache
-    if not sr.per_seed:
-        sr.t0 = time.perf_counter()
-    state.comparison = Comparison(cfg, methods, embed=False, feature_cache=cache)
+def _series(state) -> SeedSeries:
+    """The session's series of seeds for the current key (created at the first tick)."""
+    cs = state.compare
+    if cs.series is None:
+        seeds = cs.key[2] if cs.key else 1
+        methods = ordered(cs.methods)
+        cs.series = SeedSeries(state.cfg, methods, seeds, embed=False,
+                               prepare=lambda cfg: _prepare(cs, cfg, methods))
+    return cs.series
+
+
+def _prepare(cs: CompareState, cfg, methods: tuple[str, ...]) -> bool:
+    """The guard's check before a seed is built: raises ConfigError, says whether the feature
+    cache fits, and keeps the estimate to show."""
+    if guard is None:
+        return True
+    est = guard.check(cfg, methods, embed=False)
+    cs.estimate = est.describe()
+    return est.feature_cache
 
 
 def advance(state, budget_s: float = TICK_BUDGET_S) -> None:
-    """One tick: build if needed, then step for about budget_s; errors become messages."""
+    """One tick: build the next seed if needed, then step for about budget_s; errors become
+    messages, and a finished or diverged series its report."""
+    cs = state.compare
     try:
-        if state.comparison is None:
-            _build(state)
-        comp, t0 = state.comparison, time.perf_counter()
-        while not comp.done:
-            comp.step()
-            if time.perf_counter() - t0 >= budget_s:
-                break
-        if comp.done:
-            _finish_seed(state)
+        series = _series(state)
+        series.advance(budget_s)
     except ConfigError as err:
-        _fail(state, f"Cannot start this comparison: {err}")
+        _fail(cs, f"Cannot start this comparison: {err}")
     except DivergenceError as err:
-        _fail(state, f"{err}.")
-        _keep_diverged(state, err)
+        _fail(cs, f"{err}.")
+        if series.first is not None:
+            cs.summary = make_report(state, err)  # every step before the divergence
     except (ValueError, RuntimeError, MemoryError) as err:
-        _fail(state, f"The comparison stopped: {type(err).__name__}: {err}")
+        _fail(cs, f"The comparison stopped: {type(err).__name__}: {err}")
+    else:
+        if series.done:
+            cs.summary, cs.playing = make_report(state), False
 
 
-def _fail(state, message: str) -> None:
-    state.comp_error, state.comp_playing = message, False
-
-
-def _keep_diverged(state, err: DivergenceError) -> None:
-    """Keep every step before a divergence: the table and the downloads stop there."""
-    sr, comp = seed_runs(), state.comparison
-    if comp is None:
-        return
-    sr.per_seed.append({m: r.summary() for m, r in comp.runs.items()})
-    if sr.first is None:
-        sr.first = comp
-    state.comp_summary = make_report(state, err)
-
-
-def _finish_seed(state) -> None:
-    """Record a finished seed; after the last one build the report and stop."""
-    sr, comp = seed_runs(), state.comparison
-    sr.per_seed.append(comp.summary())
-    if sr.first is None:
-        sr.first = comp
-    seeds = state.comp_key[2] if state.comp_key else 1
-    if len(sr.per_seed) < seeds:
-        state.comparison = None  # the next tick builds the next seed
-        return
-    state.comp_summary = make_report(state)
-    state.comp_playing = False
+def _fail(cs: CompareState, message: str) -> None:
+    cs.error, cs.playing = message, False
 
 
 def paper_preset(state) -> Preset | None:
@@ -160,23 +120,30 @@ def paper_preset(state) -> Preset | None:
 
 def make_report(state, diverged: DivergenceError | None = None) -> dict:
     """The JSON report (CLI schema) of the finished seeds (with diverged_at after a divergence)."""
-    sr = seed_runs()
-    first = sr.first
-    timing = {"total_s": time.perf_counter() - sr.t0, "setup_s": first.setup_s}
-    return build_report(first.cfg, first.runs, str(first.world.device), timing, sr.per_seed,
+    series = state.compare.series
+    first = series.first
+    timing = {"total_s": time.perf_counter() - series.t0, "setup_s": first.setup_s}
+    return build_report(first.cfg, first.runs, str(first.world.device), timing, series.per_seed,
                         paper_preset(state), diverged)
 
 
 def shown(state):
     """The comparison whose curves are drawn: the running one, else the first finished seed."""
-    return state.comparison if state.comparison is not None else seed_runs().first
+    series = state.compare.series
+    return None if series is None else series.shown
+
+
+def finished_seeds(state) -> list[dict]:
+    """Per-seed summaries of the seeds finished so far."""
+    series = state.compare.series
+    return [] if series is None else series.per_seed
 
 
 def progress(state) -> tuple[int, int, int, int]:
     """(step, T, seed number, seed count) of the run in progress or the last one."""
-    sr, comp = seed_runs(), shown(state)
-    seeds = state.comp_key[2] if state.comp_key else 1
-    seed_no = min(len(sr.per_seed) + (state.comparison is not None), seeds)
+    cs, comp = state.compare, shown(state)
+    seeds = cs.key[2] if cs.key else 1
+    seed_no = min(len(finished_seeds(state)) + (cs.comparison is not None), seeds)
     if comp is None:
         return 0, state.cfg.T, max(seed_no, 1), seeds
     return comp.t, comp.cfg.T, max(seed_no, 1), seeds
@@ -232,7 +199,7 @@ def cli_command(state, seeds: int = 5) -> str:
         parts.append(f"--preset {preset.name}")
     else:
         parts += [f"--set {k}={v}" for k, v in diff(state.cfg).items()]
-    methods = ordered(state.methods)
+    methods = ordered(state.compare.methods)
     if methods != DEFAULT_METHODS:
         parts.append("--methods " + ",".join(methods))
     parts.append(f"--seeds {seeds}")

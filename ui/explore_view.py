@@ -17,17 +17,17 @@ DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
 
 def read_view(state: AppState) -> None:
     """Take speed, colouring, smoothing and the shown step from the URL (once per session)."""
-    if state.view_read:
+    if state.explore.view_read:
         return
-    state.view_read = True
+    state.explore.view_read = True
     params = {k: st.query_params.get(k) for k in ("speed", "colour", "smooth", "step")
               if k in st.query_params}
-    state.view.update(player_view.clean_view(params))
+    state.explore.view.update(player_view.clean_view(params))
 
 
 def view_params(state: AppState) -> dict[str, str]:
     """The view values that differ from the defaults, as URL parameters."""
-    return {k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in state.view.items()
+    return {k: f"{v:g}" if isinstance(v, float) else str(v) for k, v in state.explore.view.items()
             if DEFAULT_VIEW.get(k) != v}
 
 
@@ -37,15 +37,16 @@ def downloads(state: AppState) -> None:
     Every file is built when its button is pressed (a callable), not on every pause: building
     the report on the server took CPU from the browser beside it and slowed its first scrub.
     """
-    t = state.run.history[-1].step
+    t = state.explore.run.history[-1].step
     cols = st.columns(4)
-    cols[0].download_button("Metrics CSV", lambda: history_csv({"network": state.run}),
+    cols[0].download_button("Metrics CSV", lambda: history_csv({"network": state.explore.run}),
                             file_name=f"explore-step{t}.csv", mime="text/csv",
                             icon=":material/download:", width="stretch")
     cols[1].download_button("Report JSON", lambda: _report(state),
                             file_name=f"explore-step{t}.json", mime="application/json",
                             icon=":material/download:", width="stretch")
-    title = f"Feature emergence: {summary_line(state.run_cfg)} · T={state.run_cfg.T}"
+    run_cfg = state.explore.run_cfg
+    title = f"Feature emergence: {summary_line(run_cfg)} · T={run_cfg.T}"
     cols[2].download_button("Offline player (HTML)", lambda: export.export_html(state, title),
                             file_name=f"explore-step{t}.html", mime="text/html",
                             icon=":material/slideshow:", width="stretch",
@@ -59,8 +60,8 @@ def downloads(state: AppState) -> None:
 
 def _report(state: AppState) -> str:
     """The JSON report of the run so far (the CLI's schema)."""
-    run = state.run
-    report = build_report(state.run_cfg, {"network": run}, str(state.world.device),
-                          {"setup_s": state.build_s, "train_s": run.history[-1].elapsed},
+    run = state.explore.run
+    report = build_report(state.explore.run_cfg, {"network": run}, str(state.explore.world.device),
+                          {"setup_s": state.explore.build_s, "train_s": run.history[-1].elapsed},
                           preset=PRESETS.get(state.preset) if state.preset else None)
     return json.dumps(report, indent=1)

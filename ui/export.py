@@ -29,7 +29,7 @@ player.setOptions({theme: document.body.dataset.theme});
 
 def export_html(state: AppState, title: str) -> str:
     """One self-contained file: every frame of the run, the player's code and style inline."""
-    n = len(state.run.history)
+    n = len(state.explore.run.history)
     data = {"meta": playback.meta(state, "export"), "frames": playback.pack(state, 0, n)}
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (
@@ -88,11 +88,11 @@ def export_gif(state: AppState) -> bytes:
     """An animated GIF of the map, one frame per recorded step, the step number burnt in."""
     from ui import live
 
-    hist = state.run.history
+    hist = state.explore.run.history
     maps = [live.map_data(state, i) for i in range(len(hist))]
     extent = 1.08 * max(float(np.abs(np.vstack([p, *[np.atleast_2d(v) for v in m.values()]]))
                               .max()) for p, _, m in maps) or 1.0
-    frames = [_frame(p, c, m, hist[i].step, state.run.T, extent)
+    frames = [_frame(p, c, m, hist[i].step, state.explore.run.T, extent)
               for i, (p, c, m) in enumerate(maps)]
     durations = [GIF_SLOW_MS if s.step <= 2 else GIF_MS for s in hist]
     durations[-1] = 2000

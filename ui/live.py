@@ -32,45 +32,45 @@ def guard_check(cfg: Config) -> None:
 
 def ensure_run(state: AppState) -> None:
     """Start a fresh run when the setting changed; at most one run lives per session."""
-    if state.run is not None and state.run_cfg == state.cfg:
+    if state.explore.run is not None and state.explore.run_cfg == state.cfg:
         return
-    if state.guard_error and state.guard_error[0] == state.cfg:
+    if state.explore.guard_error and state.explore.guard_error[0] == state.cfg:
         return  # this setting was already refused
     cfg = state.cfg
     try:
         guard_check(cfg)
     except ConfigError as err:
-        state.guard_error = (cfg, str(err))
+        state.explore.guard_error = (cfg, str(err))
         return
-    state.guard_error = None
+    state.explore.guard_error = None
     # drop the old run before building: never two runs (and datasets) alive in one session
-    state.run = state.world = state.run_cfg = None
+    state.explore.run = state.explore.world = state.explore.run_cfg = None
     t0 = time.perf_counter()
     with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {2 * cfg.m} neurons…"):
         try:
             world = build_world(cfg)
         except ConfigError as err:  # e.g. a dataset this machine cannot load
-            state.guard_error = (cfg, str(err))
+            state.explore.guard_error = (cfg, str(err))
             return
-        state.world, state.run_cfg = world, cfg
+        state.explore.world, state.explore.run_cfg = world, cfg
         reset(state)
-    state.build_s = time.perf_counter() - t0
+    state.explore.build_s = time.perf_counter() - t0
 
 
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
-    state.run = None  # the old run goes before the new one is made
-    state.run = Run(state.world)
-    state.error = state.centre_map = None
-    if state.player is not None:  # a new run after another: show it from step 0
-        state.view["step"] = 0
-    state.player = None  # a new run: the browser gets it from frame 0
+    state.explore.run = None  # the old run goes before the new one is made
+    state.explore.run = Run(state.explore.world)
+    state.explore.error = state.explore.centre_map = None
+    if state.explore.player is not None:  # a new run after another: show it from step 0
+        state.explore.view["step"] = 0
+    state.explore.player = None  # a new run: the browser gets it from frame 0
 
 
 def compute(state: AppState, player: dict) -> int:
     """Take steps until the browser has the frames it asked for, within one tick's budget."""
-    run = state.run
-    if run is None or state.error or run.done:
+    run = state.explore.run
+    if run is None or state.explore.error or run.done:
         return 0
     want = max(player["want"], player["view"].get("step", 0) + 1)  # frames, step 0 included
     t0, done = time.perf_counter(), 0
@@ -81,21 +81,21 @@ def compute(state: AppState, player: dict) -> int:
             if time.perf_counter() - t0 > BUDGET_S:
                 break
     except DivergenceError as err:
-        state.error = str(err)
+        state.explore.error = str(err)
     return done
 
 
 def has_truth(state: AppState) -> bool:
     """False where the data has no single planted Σ_A M (mixtures, real data): no stars and
     no relevant/background split then."""
-    if state.world is not None:
-        return state.world.ds.has_truth
-    return state.run_cfg is None or state.run_cfg.scenario != "real"
+    if state.explore.world is not None:
+        return state.explore.world.ds.has_truth
+    return state.explore.run_cfg is None or state.explore.run_cfg.scenario != "real"
 
 
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(2m×2 points, colour cosines, marks) for history index i."""
-    snap, ds = state.run.history[i], state.world.ds
+    snap, ds = state.explore.run.history[i], state.explore.world.ds
     centres = ds.centres
     if centres is None:
         marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
@@ -113,13 +113,13 @@ def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
 
 def _weights_at(state: AppState, i: int) -> np.ndarray:
     """First-layer weights at history index i (the newest live, else the last kept before i)."""
-    hist = state.run.history
+    hist = state.explore.run.history
     if i == len(hist) - 1:
-        return state.run.params.q.float().cpu().numpy()
+        return state.explore.run.params.q.float().cpu().numpy()
     for j in range(i, -1, -1):
         if hist[j].weights is not None:
             return hist[j].weights
-    return state.run.params.q.float().cpu().numpy()
+    return state.explore.run.params.q.float().cpu().numpy()
 
 
 def centre_embedding(state: AppState, i: int, centres: np.ndarray):
@@ -127,8 +127,8 @@ def centre_embedding(state: AppState, i: int, centres: np.ndarray):
     w = np.asarray(_weights_at(state, i), dtype=np.float64)
     if centres.shape[1] < w.shape[1]:
         centres = np.hstack([centres, np.zeros((len(centres), w.shape[1] - centres.shape[1]))])
-    prev = state.centre_map[1] if state.centre_map else None
+    prev = state.explore.centre_map[1] if state.explore.centre_map else None
     emb = mds.align(mds.classical(np.vstack([w, centres[:, :w.shape[1]]])), prev)
-    state.centre_map = (i, emb)
+    state.explore.centre_map = (i, emb)
     cos = np.abs(centre_cosines(w, centres[:, :w.shape[1]])).max(axis=0)
     return emb, cos

@@ -47,14 +47,14 @@ def meta(state: AppState, run_id: str) -> dict:
     rows = [{"name": name, "rows": len(np.atleast_2d(xy)),
              "style": MARK_STYLES.get(name, ("dot", 0))[0],
              "count": MARK_STYLES.get(name, ("dot", 0))[1]} for name, xy in marks.items()]
-    return {"run": run_id, "T": state.run.T, "neurons": len(cos),
+    return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
             "truth": live.has_truth(state)}
 
 
 def pack(state: AppState, start: int, stop: int) -> dict:
     """Frames start..stop-1 of the run's history (map, colours, scalars, narration)."""
-    hist = state.run.history
+    hist = state.explore.run.history
     pos, scale, cos, sign = [], [], [], []
     cols: dict[str, list] = {k: [] for k in ("step", "stage", "train", "test", "cosmax", "frac",
                                              "share", "zero", "text")}
@@ -85,8 +85,8 @@ def pack(state: AppState, start: int, stop: int) -> dict:
 
 def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:
     """The component's data: the run's meta and the frames from `start` (at most `limit`)."""
-    n = len(state.run.history)
+    n = len(state.explore.run.history)
     start = min(start, n)
     stop = min(n, start + limit)
     return {"meta": run_meta, "start": start, "frames": pack(state, start, stop),
-            "done": state.run.done and stop == n, "error": state.error or ""}
+            "done": state.explore.run.done and stop == n, "error": state.explore.error or ""}

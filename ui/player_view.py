@@ -26,12 +26,13 @@ _component = st.components.v2.component(
 
 def session(state: AppState) -> dict:
     """The player's bookkeeping for this run: id, frames sent, frames wanted, initial view."""
-    p = state.player
-    if p is None or p["run"]() is not state.run:
-        view = p["view"] if p else dict(state.view)
+    p = state.explore.player
+    if p is None or p["run"]() is not state.explore.run:
+        view = p["view"] if p else dict(state.explore.view)
         # a weak reference: the session sweeper (ui/sessions.py) must be able to free the run
-        p = state.player = {"run": weakref.ref(state.run), "id": uuid.uuid4().hex[:12], "sent": 0,
-                            "want": 1, "view": view}
+        p = state.explore.player = {"run": weakref.ref(state.explore.run),
+                                    "id": uuid.uuid4().hex[:12], "sent": 0, "want": 1,
+                                    "view": view}
     return p
 
 
@@ -53,8 +54,8 @@ def _on_have(state: AppState) -> None:
 
 def _on_view(state: AppState) -> None:
     value = (st.session_state.get(KEY) or {}).get("view") or {}
-    state.view.update(clean_view(value))
-    session(state)["view"] = dict(state.view)
+    state.explore.view.update(clean_view(value))
+    session(state)["view"] = dict(state.explore.view)
 
 
 def clean_view(value: dict) -> dict:
@@ -76,8 +77,8 @@ def clean_view(value: dict) -> dict:
 
 def computing(state: AppState) -> bool:
     """Whether the server still owes the browser frames it asked for."""
-    run = state.run
-    if run is None or run.done or state.error:
+    run = state.explore.run
+    if run is None or run.done or state.explore.error:
         return False
     p = session(state)
     return len(run.history) < max(p["want"], p["view"].get("step", 0) + 1)
@@ -93,16 +94,16 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     """
     now = time.monotonic() if now is None else now
     if computing(state):
-        state.idle_since = None
+        state.explore.idle_since = None
         return True
-    run = state.run
-    if run is None or run.done or state.error:
+    run = state.explore.run
+    if run is None or run.done or state.explore.error:
         return False
-    if state.idle_since is None:
-        if not state.timer_on:  # a fresh page or run: no timer until the browser asks
+    if state.explore.idle_since is None:
+        if not state.explore.timer_on:  # a fresh page or run: no timer until the browser asks
             return False
-        state.idle_since = now  # just caught up (or paused): keep ticking for IDLE_S
-    return now - state.idle_since < IDLE_S
+        state.explore.idle_since = now  # just caught up (or paused): keep ticking for IDLE_S
+    return now - state.explore.idle_since < IDLE_S
 
 
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:

@@ -96,7 +96,7 @@ def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> Non
         return
     state.cfg, state.preset = cfg, name
     if methods is not None:
-        state.methods = methods
+        state.compare.methods = methods
     st.switch_page(page)
 
 

@@ -48,12 +48,13 @@ def release_ended() -> int:
         # when the tab closed has finished by then
         for sid in ended & _seen_ended:
             state = _states.pop(sid)()
-            if state is not None and (state.run is not None or state.world is not None
-                                      or state.comparison is not None):
+            if state is not None and (state.explore.run is not None
+                                      or state.explore.world is not None
+                                      or state.compare.series is not None):
                 # no st.* here: plain attribute writes on the ended session's own object
-                state.comp_playing = False
-                state.run = state.world = state.run_cfg = None
-                state.comparison = state.comp_key = None
+                state.compare.playing = False
+                state.explore.run = state.explore.world = state.explore.run_cfg = None
+                state.compare.series = state.compare.key = None  # its seeds' runs and data
                 released += 1
         _seen_ended.clear()
         _seen_ended.update(ended - set(active))

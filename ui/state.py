@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # annotations only
 
     from engine.compare import Comparison
     from engine.run import Run, World
+    from engine.seeds import SeedSeries
 
 STATE_KEY = "app"
 METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
@@ -29,19 +30,9 @@ VIEW_PARAMS = ("speed", "colour", "smooth", "step", "present", "theme", "preset"
 
 
 @dataclass
-class AppState:
-    """Everything one browser session holds: the shared setting, Explore's run and player, and
-    Compare's comparison (its finished seeds are in ui.compare_view.SeedRuns)."""
+class ExploreState:
+    """Explore's page: one network run and the browser player showing it."""
 
-    # The setting, shared by every page (the sidebar), and the link it came from
-    cfg: Config = field(default_factory=Config)
-    preset: str | None = None  # name of the last loaded preset (for the paper's numbers)
-    url_read: bool = False
-    url_cfg: Config | None = None  # the setting the URL gave; its warnings show while unchanged
-    url_warnings: list[str] = field(default_factory=list)
-    synced_cfg: Config | None = None  # the setting the sidebar widgets were last written from
-    form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
-    # Explore: one network run and the browser player showing it
     world: World | None = None
     run: Run | None = None
     run_cfg: Config | None = None
@@ -56,13 +47,40 @@ class AppState:
                                                 "step": 0})  # the player's view (URL round-trip)
     view_read: bool = False  # the view was taken from the URL (once per session)
     player: dict | None = None  # ui.player_view.session(): frames sent to / wanted by the browser
-    # Compare: one Comparison of several methods
+
+
+@dataclass
+class CompareState:
+    """Compare's page: its methods and one series of seeds (engine.seeds.SeedSeries)."""
+
     methods: tuple[str, ...] = DEFAULT_METHODS
-    comparison: Comparison | None = None
-    comp_key: tuple | None = None  # (cfg, methods, seeds) the comparison was built for
-    comp_playing: bool = False
-    comp_error: str | None = None
-    comp_summary: dict | None = None  # final report, built once when done
+    series: SeedSeries | None = None  # the seeds trained so far, the running one, a divergence
+    key: tuple | None = None  # (cfg, methods, seeds) the series was built for
+    playing: bool = False
+    error: str | None = None
+    summary: dict | None = None  # final report, built once when done
+    estimate: str | None = None  # the guard's cost per seed, shown under the controls
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """The seed being trained now (None between seeds and when done)."""
+        return None if self.series is None else self.series.current
+
+
+@dataclass
+class AppState:
+    """Everything one browser session holds: the setting every page shares (the sidebar, the
+    link) and one state object per page."""
+
+    cfg: Config = field(default_factory=Config)
+    preset: str | None = None  # name of the last loaded preset (for the paper's numbers)
+    url_read: bool = False
+    url_cfg: Config | None = None  # the setting the URL gave; its warnings show while unchanged
+    url_warnings: list[str] = field(default_factory=list)
+    synced_cfg: Config | None = None  # the setting the sidebar widgets were last written from
+    form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
+    explore: ExploreState = field(default_factory=ExploreState)
+    compare: CompareState = field(default_factory=CompareState)
 
 
 def get_state() -> AppState:
@@ -136,7 +154,7 @@ def read_url(state: AppState) -> None:
     elif name:  # the preset's settings, then whatever the link overrides
         params = {**url_params(preset_config(name)), **params}
     cfg, methods, warnings = parse_params(params)
-    state.cfg, state.methods, state.url_cfg = cfg, methods, cfg
+    state.cfg, state.compare.methods, state.url_cfg = cfg, methods, cfg
     state.url_warnings = preset_warning + warnings
     state.preset = matching_preset(cfg, name)
 

@@ -8,14 +8,14 @@ from engine.config import Config
 from engine.run import Run
 from engine.worlds import build_world
 from ui import export
-from ui.state import AppState
+from ui.state import AppState, ExploreState
 
 
 def test_exported_html_plays_offline_from_a_file(browser: Browser, tmp_path) -> None:
     cfg = Config(n=1000, n_test=500, T=30, m=20, batch=100)
-    state = AppState(cfg=cfg, world=build_world(cfg), run_cfg=cfg)
-    state.run = Run(state.world)
-    list(state.run)  # all T steps
+    state = AppState(cfg=cfg, explore=ExploreState(world=build_world(cfg), run_cfg=cfg))
+    state.explore.run = Run(state.explore.world)
+    list(state.explore.run)  # all T steps
     path = tmp_path / "run.html"
     path.write_text(export.export_html(state, "offline run"), encoding="utf-8")
     context = browser.new_context(offline=True)

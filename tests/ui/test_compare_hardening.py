@@ -54,10 +54,10 @@ def test_logreg_run_beyond_the_memory_limit_is_refused_before_memory_grows():
     state = at.session_state["app"]
     # unrefused, this run needs about 5 GB (issue 13, float32 features then: 269 MB -> 2 992 MB)
     assert status_mb("VmHWM") - before < 150
-    assert state.comparison is None and not state.comp_playing
-    assert state.comp_error.startswith("Cannot start this comparison: n=200000 is not allowed: "
+    assert state.compare.comparison is None and not state.compare.playing
+    assert state.compare.error.startswith("Cannot start this comparison: n=200000 is not allowed: "
                                        "a smaller value: this run needs about ")
-    assert "FEX_MAX_MEMORY_MB; mostly classifier (logreg)" in state.comp_error
+    assert "FEX_MAX_MEMORY_MB; mostly classifier (logreg)" in state.compare.error
     assert any("FEX_MAX_MEMORY_MB" in e.value for e in at.error)
 
 
@@ -76,13 +76,13 @@ def test_diverged_comparison_keeps_its_table_and_downloads_up_to_that_step():
     at.button(key="compare_play").click().run()
     for _ in range(200):
         state = at.session_state["app"]
-        if state.comp_error or at.exception:
+        if state.compare.error or at.exception:
             break
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     state = at.session_state["app"]
-    assert state.comp_error.startswith("training diverged at step ")
-    report = state.comp_summary
+    assert state.compare.error.startswith("training diverged at step ")
+    report = state.compare.summary
     at_step = report["diverged_at"]
     assert 2 < at_step < 40
     assert [r["step"] for r in report["history"]["network"]] == list(range(at_step))

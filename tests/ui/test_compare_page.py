@@ -31,7 +31,7 @@ def play_to_end(at: AppTest, max_ticks: int = 400) -> AppTest:
     at.button(key="compare_play").click().run()
     for _ in range(max_ticks):
         state = at.session_state["app"]
-        if state.comp_summary is not None or state.comp_error or at.exception:
+        if state.compare.summary is not None or state.compare.error or at.exception:
             break
         at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -54,13 +54,13 @@ def test_default_page_renders_with_the_six_table_methods() -> None:
     assert at.multiselect(key="compare_methods").value == list(DEFAULT_METHODS)
     assert any("step 0 / 600" in m.value for m in at.markdown)
     assert any("Press **Play**" in i.value for i in at.info)
-    assert at.session_state["app"].comparison is None  # nothing trains before Play
+    assert at.session_state["app"].compare.comparison is None  # nothing trains before Play
 
 
 def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) -> None:
     state = finished.session_state["app"]
-    assert state.comp_error is None
-    assert not state.comp_playing
+    assert state.compare.error is None
+    assert not state.compare.playing
     assert any("step 20 / 20" in m.value for m in finished.markdown)
     assert sorted(table_columns(finished)) == sorted(LABELS[m] for m in METHODS)
     titles = [m.value for m in finished.markdown]
@@ -80,7 +80,7 @@ def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) ->
 
 
 def test_report_download_matches_the_table(finished: AppTest) -> None:
-    report = finished.session_state["app"].comp_summary
+    report = finished.session_state["app"].compare.summary
     assert report["config"]["n"] == 2000 and report["config"]["T"] == 20
     assert list(report["methods"]) == list(METHODS)
     assert report["seeds"] == 1
@@ -107,7 +107,7 @@ def test_resource_limit_shows_a_message_not_a_traceback(monkeypatch) -> None:
     monkeypatch.setenv("FEX_MAX_T", "10")
     at = play_to_end(open_compare({**TINY, "methods": "network"}))
     state = at.session_state["app"]
-    assert state.comp_summary is None and not state.comp_playing
+    assert state.compare.summary is None and not state.compare.playing
     text = " ".join(e.value for e in at.error)
     assert "T=20" in text and "FEX_MAX_T" in text
 
@@ -116,7 +116,7 @@ def test_two_seeds_give_mean_and_std() -> None:
     at = open_compare({**TINY, "methods": "network,rf"})
     at.number_input(key="compare_seeds").set_value(2).run()
     play_to_end(at)
-    report = at.session_state["app"].comp_summary
+    report = at.session_state["app"].compare.summary
     assert report["seeds"] == 2
     per_seed = report["methods"]["rf"]["per_seed"]
     assert len(per_seed) == 2 and per_seed[0] != per_seed[1]  # seeds 0 and 1 differ
@@ -127,18 +127,18 @@ def test_two_seeds_give_mean_and_std() -> None:
 def test_changing_the_methods_restarts_cleanly() -> None:
     at = open_compare({**TINY, "T": "3000", "methods": "network,rf"})  # a tick takes ~0.2 s
     at.button(key="compare_play").click().run()
-    assert at.session_state["app"].comp_playing
+    assert at.session_state["app"].compare.playing
     at.multiselect(key="compare_methods").set_value(["network"]).run()
     state = at.session_state["app"]
-    assert state.comparison is None and not state.comp_playing
-    assert state.methods == ("network",)
+    assert state.compare.comparison is None and not state.compare.playing
+    assert state.compare.methods == ("network",)
 
 
 def test_paper_numbers_and_difference_beside_ours(finished: AppTest) -> None:
     from engine.report import build_report
     from ui.compare_view import tables
 
-    sr = finished.session_state["compare_seed_runs"]
+    sr = finished.session_state["app"].compare.series
     comp = sr.first
     report = build_report(comp.cfg, comp.runs, "cpu", {}, sr.per_seed, PRESETS["paper-parity"])
     frame = dict(tables(report))["With input structure"]
@@ -158,7 +158,7 @@ def test_divergence_stops_with_a_message_and_keeps_the_curves() -> None:
     at = play_to_end(open_compare({**TINY, "methods": "network", "eta": "1e6", "eta2": "1e6"}))
     state = at.session_state["app"]
     # issue 13: the table and downloads keep every step before the divergence
-    assert state.comp_summary["diverged_at"] >= 1 and not state.comp_playing
+    assert state.compare.summary["diverged_at"] >= 1 and not state.compare.playing
     text = " ".join(e.value for e in at.error)
     assert "diverged at step" in text and "η" in text
     assert at.get("plotly_chart"), "the curves up to the divergence stay visible"
@@ -168,17 +168,18 @@ def test_a_sidebar_setting_restarts_the_comparison_and_the_url_follows() -> None
     from ui.controls import key
 
     at = play_to_end(open_compare({**TINY, "methods": "network"}))
-    assert at.session_state["app"].comp_summary is not None
+    assert at.session_state["app"].compare.summary is not None
     at.number_input(key=key("m")).set_value(30).run()
     state = at.session_state["app"]
     assert state.cfg.m == 30
-    assert state.comparison is None and state.comp_summary is None  # the old result is gone
+    # the old result is gone
+    assert state.compare.comparison is None and state.compare.summary is None
     assert not at.dataframe
     assert at.query_params["m"] == "30" and at.query_params["methods"] == "network"
 
 
 def test_headline_metrics_and_the_command_line(finished: AppTest) -> None:
-    report = finished.session_state["app"].comp_summary
+    report = finished.session_state["app"].compare.summary
     metrics = {m.label: m for m in finished.metric}
     assert set(metrics) == {"Network − NTK", "Network − RF", "Two Step − One Step",
                             "Network: with − without structure"}

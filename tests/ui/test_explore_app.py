@@ -39,10 +39,10 @@ def player(at: AppTest) -> dict:
 
 def want(at: AppTest, frames: int) -> AppTest:
     """What the browser does on Play/Step: ask for frames, then the fragment computes them."""
-    state(at).player["want"] = frames
+    state(at).explore.player["want"] = frames
     for _ in range(20):
         at.run()
-        if len(state(at).run.history) >= frames or state(at).error:
+        if len(state(at).explore.run.history) >= frames or state(at).explore.error:
             break
     # A full run sends the player before it computes (pages/explore.py): the frames it
     # computed go out with the next run, as they go out with the next tick in a browser.
@@ -76,7 +76,7 @@ def test_url_params_set_widgets_and_summary():
     assert at.slider(key="w_p_o").value == pytest.approx(0.3)
     assert at.number_input(key="w_n").value == 2000
     assert "k=7 · p_o=0.3" in summary(at)
-    assert state(at).run.world.cfg == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50,
+    assert state(at).explore.run.world.cfg == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50,
                                              batch=200)
     assert player(at)["meta"]["T"] == 40
 
@@ -94,7 +94,7 @@ def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
     first = player(at)
     assert first["start"] == 0 and first["frames"]["step"] == [0]
     at = want(at, 3)
-    data, hist = player(at), state(at).run.history
+    data, hist = player(at), state(at).explore.run.history
     assert data["meta"]["run"] == first["meta"]["run"]
     assert data["start"] == 1 and data["frames"]["step"] == [1, 2]  # frame 0 is not re-sent
     frames, pts = data["frames"], data["meta"]["points"]
@@ -117,24 +117,24 @@ def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
 
 def test_a_missing_batch_is_sent_again_from_what_the_browser_holds():
     at = want(open_app(), 4)
-    state(at).player["sent"] = 1  # as the component's "have" callback sets it
+    state(at).explore.player["sent"] = 1  # as the component's "have" callback sets it
     at.run()
     assert player(at)["start"] == 1 and player(at)["frames"]["step"] == [1, 2, 3]
 
 
 def test_changing_k_restarts_and_bad_relation_keeps_last_run():
     at = want(open_app(), 2)
-    run_before, id_before = state(at).run, player(at)["meta"]["run"]
+    run_before, id_before = state(at).explore.run, player(at)["meta"]["run"]
     at.slider(key="w_k").set_value(6).run()  # even k is not allowed for parity
     assert any("k\\=6" in e.value for e in at.error)  # the message is escaped Markdown
-    assert state(at).run is run_before and len(run_before.history) == 2
+    assert state(at).explore.run is run_before and len(run_before.history) == 2
     at.slider(key="w_k").set_value(7).run()
     assert not at.error
     data = player(at)
     assert data["meta"]["run"] != id_before and data["start"] == 0
     assert data["frames"]["step"] == [0]
-    assert "k=7" in summary(at) and state(at).run is not run_before
-    assert state(at).run.world.cfg.k == 7
+    assert "k=7" in summary(at) and state(at).explore.run is not run_before
+    assert state(at).explore.run.world.cfg.k == 7
 
 
 def test_preset_set_by_another_page_loads_into_widgets():
@@ -149,34 +149,34 @@ def test_preset_set_by_another_page_loads_into_widgets():
 
 def test_divergence_stops_with_a_message_and_the_history_kept():
     at = want(open_app(), 3)
-    state(at).run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
+    state(at).explore.run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
     at = want(at, 10)
-    assert "diverged" in player(at)["error"] and len(state(at).run.history) == 3
+    assert "diverged" in player(at)["error"] and len(state(at).explore.run.history) == 3
     assert [b.label for b in at.get("download_button")] == [
         "Metrics CSV", "Report JSON", "Offline player (HTML)", "Map animation (GIF)"]
 
 
 def test_server_limit_refuses_a_setting_and_keeps_the_run():
     at = want(open_app(), 2)
-    run_before = state(at).run
+    run_before = state(at).explore.run
     at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
     assert not at.exception
     assert any("m=5000" in e.value and "FEX_MAX_M" in e.value for e in at.error)
-    assert state(at).run is run_before and len(run_before.history) == 2
+    assert state(at).explore.run is run_before and len(run_before.history) == 2
     assert "m=50" in summary(at)  # the summary shows what still runs
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
-    assert not fresh.exception and state(fresh).run is None
+    assert not fresh.exception and state(fresh).explore.run is None
     assert any("FEX_MAX_M" in e.value for e in fresh.error)
 
 
 def test_the_view_comes_from_the_url_and_the_shown_step_is_computed():
     at = open_app(speed="50", colour="sign", smooth="0.6", step="3")
     for _ in range(10):
-        if len(state(at).run.history) >= 4:
+        if len(state(at).explore.run.history) >= 4:
             break
         at.run()
     assert player(at)["view"] == {"speed": 50, "colour": "sign", "smooth": 0.6, "step": 3}
-    assert len(state(at).run.history) == 4  # up to the shown step, no further
+    assert len(state(at).explore.run.history) == 4  # up to the shown step, no further
     assert at.query_params["speed"] == "50"
     assert at.query_params["step"] == "3" and at.query_params["colour"] == "sign"
 
@@ -211,9 +211,9 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     meta = player(at)["meta"]
-    assert meta["T"] == preset_config(name).T and len(state(at).run.history) == 2
+    assert meta["T"] == preset_config(name).T and len(state(at).explore.run.history) == 2
     has_truth, mark = OFFLINE_SCENARIO_PRESETS[name]
-    assert meta["truth"] == has_truth and state(at).world.ds.has_truth == has_truth
+    assert meta["truth"] == has_truth and state(at).explore.world.ds.has_truth == has_truth
     names = [m["name"] for m in meta["marks"]]
     if mark is not None:
         assert mark in names, names
@@ -223,7 +223,7 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
 def test_the_computed_step_sizes_are_shown():
     at = open_app(preset="quick-parity")
     assert not at.exception
-    sch = state(at).world.schedule
+    sch = state(at).explore.world.schedule
     shown = [e for e in at.expander if e.label == "Step sizes of this run"]
     assert len(shown) == 1
     table = shown[0].dataframe[0].value

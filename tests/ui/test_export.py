@@ -21,10 +21,11 @@ SMALL = Config(n=1000, n_test=500, T=12, m=20, batch=100)
 @pytest.fixture(scope="module")
 def state() -> AppState:
     st = AppState(cfg=SMALL)
-    st.world, st.run_cfg = build_world(SMALL), SMALL
-    st.run = Run(st.world)
+    ex = st.explore
+    ex.world, ex.run_cfg = build_world(SMALL), SMALL
+    ex.run = Run(ex.world)
     for _ in range(SMALL.T):
-        st.run.step()
+        ex.run.step()
     return st
 
 

@@ -69,7 +69,7 @@ def test_open_in_compare_loads_the_preset_and_switches_page(at: AppTest) -> None
 def test_figure_1_opens_compare_with_the_curve_methods(at: AppTest) -> None:
     at.button(key="fig0-paper-parity-compare").click().run()
     state = at.session_state["app"]
-    assert state.methods == CURVE_METHODS
+    assert state.compare.methods == CURVE_METHODS
     assert at.multiselect(key="compare_methods").value == list(CURVE_METHODS)
 
 
