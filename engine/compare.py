@@ -23,7 +23,7 @@ class Comparison:
                              f"{', '.join(METHODS)}")
         self._t0 = time.perf_counter()
         self.world: World = build_world(self.cfg, device, space, feature_cache)
-        needs_ns = any(m.endswith("_no_structure") for m in methods)
+        needs_ns = any(not BY_NAME[m].structure for m in methods)
         self.world_ns: World | None = None
         if needs_ns:
             self.world_ns = build_world(self.cfg.replace(structure=False), device, space,

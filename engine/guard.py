@@ -202,7 +202,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
     """Peak memory and CPU time of training `methods` side by side on cfg (one seed), with or
     without the frozen layers' cached activations."""
     kept, gen = _data_mb(cfg)
-    worlds = 2 if any(m.endswith("_no_structure") for m in methods) else 1
+    worlds = 2 if any(not BY_NAME[m].structure for m in methods) else 1
     init, net_kept, evaluation = _world_mb(cfg, methods)
     per_method = {m: _method_mb(cfg, m) for m in methods}
     method_kept = sum(k for k, _ in per_method.values())

@@ -7,7 +7,7 @@ import time
 import pandas as pd
 
 from engine.config import ConfigError, diff
-from engine.methods import DEFAULT_METHODS, LABELS, METHODS
+from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset
 from engine.report import build_report, cell
 from engine.run import DivergenceError
@@ -21,8 +21,8 @@ except ImportError:  # pragma: no cover - depends on the checkout
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
-WITH = tuple(m for m in METHODS if not m.endswith("_no_structure"))
-WITHOUT = tuple(m for m in METHODS if m.endswith("_no_structure"))
+WITH = tuple(m.name for m in REGISTRY if m.structure)
+WITHOUT = tuple(m.name for m in REGISTRY if not m.structure)
 # |ours − paper| within this counts as reproduced (✓): 3 accuracy points, 0.05 in cosine
 TOLERANCE = {"train_acc": 0.03, "test_acc": 0.03, "cos": 0.05}
 GROUPS = (("With input structure", WITH), ("Without input structure (A1′)", WITHOUT))

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.methods import LABELS, REGISTRY
+from engine.methods import BY_NAME, LABELS, REGISTRY
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
@@ -20,8 +20,8 @@ MARGIN = {"l": 60, "r": 20, "t": 50, "b": 50}
 
 def method_style(method: str) -> tuple[dict, str, bool]:
     """(line style, marker symbol, without structure) of a method."""
-    base = method.removesuffix("_no_structure")
-    without = base != method
+    info = BY_NAME.get(method)
+    base, without = (info.base, not info.structure) if info else (method, False)
     line = {"color": COLORS.get(base, "#555555"), "dash": "dot" if without else "solid"}
     return line, MARKERS.get(base, "circle"), without
 
