@@ -11,6 +11,7 @@ from .config import Config
 from .data import Dataset
 from .evaluate import Evaluator, Snapshot, layer_identity, same_layer
 from .finite import DivergenceError, check_finite, nonfinite_scalar
+from .method_table import BY_NAME
 from .network import Grads, Params
 from .schedule import Schedule
 from .trainer import DeviceData, Trainer
@@ -43,6 +44,10 @@ class Run:
 
     def __init__(self, world: World, method: str = "network", embed: bool = True,
                  keep_weights: int = 60, freeze_after: int | None = None):
+        if method not in BY_NAME:
+            raise ValueError(f"unknown method {method!r}; choose from {', '.join(BY_NAME)}")
+        if BY_NAME[method].linearised:  # no first layer to train: engine.baselines.NTKRun
+            raise ValueError(f"{method} is not trained by Run; use engine.methods.make_run")
         if freeze_after is not None and (not isinstance(freeze_after, int) or freeze_after < 0):
             raise ValueError(f"freeze_after must be None or a step ≥ 0, not {freeze_after!r}")
         self.world, self.method, self.embed = world, method, embed

@@ -208,7 +208,10 @@ def test_make_run_rejects_unknown_methods_and_missing_worlds(tiny_world):
         make_run("ntk_no_structure", tiny_world)
     with pytest.raises(ValueError, match="unknown method"):
         make_run("bogus_no_structure", tiny_world, tiny_world)
-    # Run no longer looks method names up (engine/methods.py does); it checks its freeze step
+    with pytest.raises(ValueError, match="unknown method"):
+        Run(tiny_world, "bogus")
+    with pytest.raises(ValueError, match="not trained by Run"):
+        Run(tiny_world, "ntk")
     with pytest.raises(ValueError, match="freeze_after"):
         Run(tiny_world, "rf", freeze_after=-1)
 
