@@ -55,7 +55,7 @@ def make_run(method: str, world: World, world_ns: World | None = None,
     custom = scenarios.make_run(method, w, embed, info.freeze_after)
     if custom is not None:
         return custom
-    if info.base == "ntk":
+    if info.linearised:
         return NTKRun(w, method)
     run = Run(w, info.base, embed=embed, freeze_after=info.freeze_after)
     run.method = method

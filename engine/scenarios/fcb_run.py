@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import mds
+from ..method_table import BY_NAME
 from ..network import Params
 from ..run import DivergenceError, World
 from ._common import ScenarioSnapshot
@@ -25,7 +26,8 @@ class FCBRun:
     def __init__(self, world: World, method: str, embed: bool, alpha: float,
                  freeze_after: int | None = None):
         self.world, self.method, self.embed, self.alpha = world, method, embed, alpha
-        self.base, self.freeze_after = method.removesuffix("_no_structure"), freeze_after
+        # the NTK keeps W⁽⁰⁾'s activation pattern (Method.linearised, engine/method_table.py)
+        self.linearised, self.freeze_after = BY_NAME[method].linearised, freeze_after
         cfg, ds = world.cfg, world.ds
         self.T, self.t, width = cfg.T, 0, 2 * cfg.m
         gen = torch.Generator().manual_seed(cfg.seed * 7919 + 0xFCB)
@@ -54,7 +56,7 @@ class FCBRun:
 
     def outputs(self, x: torch.Tensor) -> torch.Tensor:
         """f(x); for the NTK the activation pattern is the one at W⁽⁰⁾."""
-        if self.base == "ntk":
+        if self.linearised:
             return ((x @ self.w0.T > 0).float() * (x @ self.w.T)) @ self.a
         return torch.relu(x @ self.w.T) @ self.a
 
@@ -62,7 +64,7 @@ class FCBRun:
         """∂L/∂W, ∂L/∂a of the mean logistic loss log(1 + e^{−y f}) on the training set."""
         x, y = self.x_tr, self.y_tr
         pre = x @ self.w.T
-        gate = (x @ self.w0.T > 0).float() if self.base == "ntk" else (pre > 0).float()
+        gate = (x @ self.w0.T > 0).float() if self.linearised else (pre > 0).float()
         act = gate * pre
         margin = y * (act @ self.a)
         r = -y * torch.sigmoid(-margin) / len(y)  # ∂L/∂f per sample

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 
 from ..config import Config, ConfigError
 from ..data import Dataset
+from ..method_table import BY_NAME
 from ..network import Params, predict
 from ..preset import Preset
 from ..run import Run, World
@@ -128,10 +129,10 @@ class PartsRun(Run):
 
 def make_run(method: str, world: World, embed: bool = True, freeze_after: int | None = None):
     """PartsRun for the network and its frozen-layer variants; the engine's NTK otherwise."""
-    base = method.removesuffix("_no_structure")
-    if base == "ntk":
+    info = BY_NAME[method]
+    if info.linearised:
         return None
-    run = PartsRun(world, base, embed=embed, freeze_after=freeze_after)
+    run = PartsRun(world, info.base, embed=embed, freeze_after=freeze_after)
     run.method = method
     return run
 
