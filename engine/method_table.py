@@ -36,7 +36,7 @@ class Method:
     @property
     def uses_init_layer(self) -> bool:
         """True when the method reads the initial first layer itself (RF, and the NTK's θ₀)."""
-        return self.base in ("rf", "ntk")
+        return self.linearised or self.freeze_after == 0
 
 
 _BASES = (

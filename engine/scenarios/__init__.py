@@ -56,9 +56,14 @@ def shows(name: str, cfg: Config) -> bool:
     return name not in WORLD_SETTINGS or name in world(cfg).SETTINGS
 
 
+def _hook(cfg: Config, name: str):
+    """An optional function of cfg's world module, or None when the world leaves it out."""
+    return getattr(world(cfg), name, None)
+
+
 def input_dim(cfg: Config) -> int:
     """The width d of the world's inputs x."""
-    dim = getattr(world(cfg), "input_dim", None)
+    dim = _hook(cfg, "input_dim")
     return cfg.d if dim is None else dim(cfg)
 
 
@@ -74,13 +79,13 @@ def dictionary(cfg: Config) -> bool:
 
 def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float] | None:
     """(kept, peak) bytes of one of the world's own runs (engine.guard), or None: the engine's."""
-    hook = getattr(world(cfg), "run_bytes", None)
+    hook = _hook(cfg, "run_bytes")
     return None if hook is None else hook(cfg, r, params)
 
 
 def download_setting(cfg: Config) -> str | None:
     """The setting that makes this world download data, or None."""
-    hook = getattr(world(cfg), "download_setting", None)
+    hook = _hook(cfg, "download_setting")
     return None if hook is None else hook(cfg)
 
 
@@ -92,8 +97,7 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
 def make_run(method: str, world, embed: bool = True, freeze_after: int | None = None):
     """The scenario's own run for a method (its own trainer or probes), or None when the
     engine's Run serves it unchanged."""
-    module = WORLDS.get(world.cfg.scenario)
-    maker = getattr(module, "make_run", None)
+    maker = _hook(world.cfg, "make_run")
     return None if maker is None else maker(method, world, embed, freeze_after)
 
 

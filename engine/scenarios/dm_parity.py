@@ -15,8 +15,7 @@ from ..data import Dataset, _normalise, population_stats, sample
 from ..preset import Preset
 
 SCENARIO = "dm_parity"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ()
 PATTERN_SPACE = True
 DICTIONARY = True

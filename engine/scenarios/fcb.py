@@ -24,8 +24,7 @@ from ._common import input_space, stats
 from .fcb_run import FCBRun
 
 SCENARIO = "fcb"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("sigma_r", "flip")
 PATTERN_SPACE = False
 DICTIONARY = True

@@ -20,8 +20,7 @@ from ..preset import Preset
 from ._common import stats
 
 SCENARIO = "hidden_repr"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("vectors",)
 PATTERN_SPACE = True
 DICTIONARY = True

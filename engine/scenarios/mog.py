@@ -21,8 +21,7 @@ from ..preset import Preset
 from ._common import input_space, stats
 
 SCENARIO = "mog"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("sigma_r",)
 PATTERN_SPACE = False
 DICTIONARY = False

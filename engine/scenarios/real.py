@@ -24,8 +24,7 @@ from ..relations import parse_pair
 from ._common import input_space, stats
 
 SCENARIO = "real"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("real", "pair")
 PATTERN_SPACE = False
 DICTIONARY = False

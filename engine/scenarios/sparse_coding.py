@@ -9,8 +9,7 @@ from ..preset import Preset
 from ..preset import paper_table as _table
 
 SCENARIO = "sparse_coding"
-# the world contract: settings only this world shows, whether noise-free data may be stored in
-# pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ()
 PATTERN_SPACE = True
 DICTIONARY = True

@@ -28,8 +28,7 @@ from ._common import input_space, stats, torch_threads, with_extra
 from .real import _digits
 
 SCENARIO = "teacher_student"
-# the world contract (engine/worlds.py): settings only this world shows, whether noise-free
-# data may be stored in pattern coordinates, whether it is drawn through a dictionary M
+# the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("alpha",)
 PATTERN_SPACE = False
 DICTIONARY = True
