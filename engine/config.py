@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -263,6 +264,17 @@ def _check_range(name: str, value: Any) -> None:
 
 MAX_TEXT = 200  # free-text settings (P, pair) come from URLs: keep them short
 
+# Each world's own rules (its module's check(cfg)). The worlds sit above the settings, so the
+# world registry (engine.scenarios, imported by engine/__init__ before any caller runs)
+# installs its dispatcher here instead of validate importing upwards.
+_world_rules: Callable[[Config], None] | None = None
+
+
+def install_world_rules(check: Callable[[Config], None]) -> None:
+    """Let the world registry add each world's own rules to validate."""
+    global _world_rules
+    _world_rules = check
+
 
 def validate(cfg: Config) -> Config:
     """Check every range and relation; return cfg or raise ConfigError."""
@@ -272,6 +284,8 @@ def validate(cfg: Config) -> Config:
             raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
                               f"at most {MAX_TEXT} characters")
     check_relations(cfg)
+    if _world_rules is not None:
+        _world_rules(cfg)
     return cfg
 
 

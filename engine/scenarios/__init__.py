@@ -14,7 +14,9 @@ and may define
   run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
                     engine's (the guard's sizing)
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
-Rules between settings stay in engine/relations.py: validation sits below the worlds.
+  check(cfg)        its own rules between settings (ConfigError naming the setting to change);
+                    engine.config.validate runs it after the rules every world shares
+                    (engine/relations.py), through check() below, installed in engine.config
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
@@ -28,7 +30,7 @@ per-step numbers that scalars() includes); the others yield the engine's Snapsho
 
 from __future__ import annotations
 
-from ..config import Config, ConfigError
+from ..config import Config, ConfigError, install_world_rules
 from ..data import Dataset
 from . import dm_parity, fcb, hidden_repr, mog, real, sparse_coding, teacher_student
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
@@ -38,7 +40,7 @@ WORLDS = {m.SCENARIO: m for m in (sparse_coding, dm_parity, hidden_repr, mog, re
                                   teacher_student)}
 WORLD_SETTINGS = frozenset(name for m in WORLDS.values() for name in m.SETTINGS)
 
-__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim", "pattern_space",
+__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "shows", "check", "input_dim", "pattern_space",
            "dictionary", "download_setting", "run_bytes", "make_dataset", "make_run", "headline",
            "centre_cosines", "centre_coverage", "neighbour_cosine", "two_cluster_score",
            "scenario_presets"]
@@ -59,6 +61,16 @@ def shows(name: str, cfg: Config) -> bool:
 def _hook(cfg: Config, name: str):
     """An optional function of cfg's world module, or None when the world leaves it out."""
     return getattr(world(cfg), name, None)
+
+
+def check(cfg: Config) -> None:
+    """cfg's world's own rules between settings (none for a world without a check)."""
+    rules = _hook(cfg, "check")
+    if rules is not None:
+        rules(cfg)
+
+
+install_world_rules(check)
 
 
 def input_dim(cfg: Config) -> int:

@@ -11,7 +11,14 @@ import torch
 from sklearn.cluster import KMeans
 
 from ..data import Dataset, Stats
+from ..errors import ConfigError
 from ..evaluate import Snapshot
+
+
+def check_odd_parity(cfg) -> None:
+    """The parity mixture's rule: an even k leaves its labels without a parity to learn."""
+    if cfg.labeling == "parity" and cfg.k % 2 == 0:
+        raise ConfigError("k", cfg.k, "an odd integer for the parity labeling (App. E.1.1)")
 
 
 def stats(sigma2: float, gamma: float = 0.0, mean_rel: float = 0.0, mean_bg: float = 0.0,

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import Config
+from ..config import Config, ConfigError
 from ..data import Dataset, _normalise, population_stats, sample
 from ..preset import Preset
+from ._common import check_odd_parity
 
 SCENARIO = "dm_parity"
 # the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ()
 PATTERN_SPACE = True
 DICTIONARY = True
+
+
+def check(cfg: Config) -> None:
+    """DM's inputs are the patterns themselves (M = I, so D = d); parity needs an odd k."""
+    check_odd_parity(cfg)
+    if cfg.D != cfg.d:
+        raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:

@@ -20,7 +20,6 @@ from sklearn.datasets import load_digits
 from ..config import Config, ConfigError
 from ..data import Dataset
 from ..preset import Preset
-from ..relations import parse_pair
 from ._common import input_space, stats
 
 SCENARIO = "real"
@@ -39,6 +38,25 @@ def input_dim(cfg: Config) -> int:
 def download_setting(cfg: Config) -> str | None:
     """The setting that makes this world download data (None: bundled digits only)."""
     return None if cfg.real == "digits" else "real"
+
+
+def check(cfg: Config) -> None:
+    """The pair names two distinct classes."""
+    parse_pair(cfg.pair)
+
+
+def parse_pair(text: str) -> tuple[int, int]:
+    """The two class labels of a real-data subset, e.g. '0,1' -> (0, 1)."""
+    if not str(text).isascii():
+        raise ConfigError("pair", text, "two distinct class indices in ASCII digits like '0,1'")
+    try:
+        a, b = (int(t) for t in str(text).replace(";", ",").split(","))
+    except ValueError:
+        raise ConfigError("pair", text, "two distinct class indices like '0,1'") from None
+    if a == b or min(a, b) < 0 or max(a, b) > 9:
+        raise ConfigError("pair", text, "two distinct class indices in 0..9 like '0,1'")
+    return a, b
+
 
 def data_root() -> Path:
     """Where torchvision datasets are stored."""

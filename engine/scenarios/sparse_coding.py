@@ -4,15 +4,39 @@ presets are the paper's tables (Tables 1-5) and the classroom and theory setting
 
 from __future__ import annotations
 
+from ..config import Config
 from ..data import make_dataset
+from ..errors import ConfigError
+from ..population import population_stats
 from ..preset import Preset
 from ..preset import paper_table as _table
+from ._common import check_odd_parity
 
 SCENARIO = "sparse_coding"
 # the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ()
 PATTERN_SPACE = True
 DICTIONARY = True
+MIN_CLASS_FRAC = 0.005  # below this a class is too rare to learn or to measure on a test set
+CLASS_KNOB = {"custom": "P", "interval": "t1", "threshold": "p_a"}
+
+
+def check(cfg: Config) -> None:
+    """An odd k for parity; any other labeling must give each class some samples."""
+    check_odd_parity(cfg)
+    if cfg.labeling == "parity":
+        return
+    name = CLASS_KNOB[cfg.labeling]
+    try:
+        pos = population_stats(cfg).natural_pos_frac
+    except ConfigError:
+        pos = 0.0  # population_stats refuses a labeling with a single class
+    if min(pos, 1 - pos) < MIN_CLASS_FRAC:
+        raise ConfigError(name, getattr(cfg, name),
+                          f"a value that gives each class at least {MIN_CLASS_FRAC:.1%} of the "
+                          f"samples (here Pr[y = +1] = {pos:.3%}; try p_a, p_o, t1/t2 or P)")
+
+
 PRESETS = [
     Preset("paper-parity", "Parity labeling (Table 1, Fig. 1/5, 2/6)",
            "The headline experiment: D_mix parity, d=500, D=100, k=5, p_o=1/2, m=300, T=600.",

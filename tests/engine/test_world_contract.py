@@ -4,12 +4,14 @@ is one module plus its registry line — the controls, the guard and build_world
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import types
 
 import pytest
 
 from engine import data, guard, scenarios
-from engine.config import SCENARIOS, SPECS, Config
+from engine.config import SCENARIOS, SPECS, Config, ConfigError, from_dict, validate
 from engine.run import Run
 from engine.worlds import build_world
 
@@ -43,7 +45,14 @@ def _toy_world() -> types.ModuleType:
     toy.PATTERN_SPACE, toy.DICTIONARY = False, True
     toy.make_dataset = lambda cfg, space: data.make_dataset(cfg.replace(scenario="sparse_coding"),
                                                             "input")
+    toy.check = _toy_check
     return toy
+
+
+def _toy_check(cfg: Config) -> None:
+    """The toy world's own rule between settings."""
+    if 2 * cfg.D > cfg.d:
+        raise ConfigError("D", cfg.D, f"at most d/2 = {cfg.d // 2} in the toy world")
 
 
 def test_a_new_world_is_one_module_and_one_registry_line(monkeypatch):
@@ -53,7 +62,11 @@ def test_a_new_world_is_one_module_and_one_registry_line(monkeypatch):
     spec = SPECS["scenario"]  # the name in config's choices (the settings sit below the worlds)
     monkeypatch.setitem(SPECS, "scenario",
                         dataclasses.replace(spec, choices=(*spec.choices, "toy")))
-    cfg = Config(scenario="toy", **TINY)
+    cfg = validate(Config(scenario="toy", **TINY))
+    with pytest.raises(ConfigError, match="toy world") as err:  # its own rule, by the registry
+        from_dict({"D": 21}, cfg)
+    assert err.value.name == "D"
+    assert from_dict({"D": 21, "d": 42}, cfg).D == 21
     assert scenarios.shows("sigma_r", cfg) and not scenarios.shows("vectors", cfg)
     # the guard sizes it from its declarations: input coordinates, a dictionary
     assert guard.coord_dim(cfg) == (40, 40, False)
@@ -65,6 +78,28 @@ def test_a_new_world_is_one_module_and_one_registry_line(monkeypatch):
     while not run.done:
         run.step()
     assert len(run.history) == 5 and 0.0 <= run.history[-1].test_acc <= 1.0
+
+
+WORLD_RULES = [({"k": 6}, "k", "odd"), ({"scenario": "dm_parity", "d": 100, "D": 50}, "D", "D = d"),
+               ({"scenario": "real", "pair": "3,3"}, "pair", "distinct"),
+               ({"labeling": "threshold", "k": 9, "p_a": 0.01}, "p_a", "each class")]
+
+
+@pytest.mark.parametrize(("values", "name", "words"), WORLD_RULES)
+def test_each_worlds_own_rules_are_validated(values, name, words):
+    with pytest.raises(ConfigError, match=words) as err:
+        from_dict(values)
+    assert err.value.name == name
+    assert from_dict({"scenario": "mog", "labeling": "parity", "k": 4}).k == 4  # not mog's rule
+
+
+def test_the_settings_alone_already_see_the_worlds_rules():
+    # importing engine.config runs engine/__init__, which imports the registry that installs them
+    code = ("from engine.config import ConfigError, from_dict\n"
+            "try:\n    from_dict({'scenario': 'dm_parity', 'd': 100, 'D': 50})\n"
+            "except ConfigError as err:\n    print(err.name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "D"
 
 
 def test_an_unknown_world_is_refused_by_name():
