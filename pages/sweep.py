@@ -12,20 +12,22 @@ from ui import sweep_data as sd
 from ui import sweep_run
 from ui.figures import heatmap, lines
 from ui.router import ensure_router
+from ui.state import get_state
 
 ensure_router()
 st.title("Sweeps")
 st.caption("Settings × seeds × methods from `python -m engine sweep`: where does feature "
            "learning beat fixed features? Means over seeds; the spread is on hover.")
 
-sweep_run.upload_box()
-sweep_run.run_form()
-choices = sweep_run.sources()
+state = get_state().sweep
+sweep_run.upload_box(state)
+sweep_run.run_form(state)
+choices = sweep_run.sources(state)
 if not choices:
     st.info("No stored sweep yet: run `python -m engine sweep ... --out sweeps/NAME`, load a "
             ".sqlite file above, or run a small sweep here.")
     st.stop()
-pick = st.selectbox("sweep", list(choices), key="sweep_pick")
+pick = st.selectbox("sweep", list(choices), key=sweep_run.PICK_KEY)
 df, axes, spec = sd.load_frame(choices[pick])
 if df.empty or not axes:
     st.warning("This sweep has no rows yet.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -68,6 +69,15 @@ class CompareState:
 
 
 @dataclass
+class SweepState:
+    """Sweep's page: the sweeps this session added (uploads, runs from the page) and where."""
+
+    sources: dict[str, Path] = field(default_factory=dict)  # picker label -> .sqlite path
+    tmpdir: Path | None = None  # this session's folder for uploads and page runs
+    uploaded: str | None = None  # file id of the last upload stored (reruns keep one copy)
+
+
+@dataclass
 class AppState:
     """Everything one browser session holds: the setting every page shares (the sidebar, the
     link) and one state object per page."""
@@ -81,6 +91,7 @@ class AppState:
     form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
     explore: ExploreState = field(default_factory=ExploreState)
     compare: CompareState = field(default_factory=CompareState)
+    sweep: SweepState = field(default_factory=SweepState)
 
 
 def get_state() -> AppState:

@@ -12,40 +12,43 @@ from engine.methods import METHODS
 from engine.presets import PRESETS
 from engine.sweep import SweepSpec, run_sweep
 from engine.sweep.spec import parse_methods, parse_pair, parse_values
+from ui.state import SweepState
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
-SESSION_KEY = "sweep_sources"  # label -> path of uploads and page runs of this session
 MAX_PAGE_RUNS = 24  # settings × seeds a page may run (each also within engine/guard.py)
 
 
-def sources() -> dict[str, Path]:
+PICK_KEY = "sweep_pick"  # the picker widget's key
+
+
+def sources(state: SweepState) -> dict[str, Path]:
     """label → path of every sweep this session can open."""
     found = {str(p.relative_to(ROOT)): p for pattern in STORED for p in sorted(ROOT.glob(pattern))}
-    return {**st.session_state.get(SESSION_KEY, {}), **found}
+    return {**state.sources, **found}
 
 
-def _tmpdir() -> Path:
-    if "sweep_tmp" not in st.session_state:
-        st.session_state["sweep_tmp"] = tempfile.mkdtemp(prefix="fex-sweep-")
-    return Path(st.session_state["sweep_tmp"])
+def _tmpdir(state: SweepState) -> Path:
+    if state.tmpdir is None:
+        state.tmpdir = Path(tempfile.mkdtemp(prefix="fex-sweep-"))
+    return state.tmpdir
 
 
-def remember(label: str, path: Path) -> None:
+def remember(state: SweepState, label: str, path: Path) -> None:
     """Offer a new source in this session's picker (and select it)."""
-    st.session_state.setdefault(SESSION_KEY, {})[label] = path
-    st.session_state["sweep_pick"] = label
+    state.sources[label] = path
+    st.session_state[PICK_KEY] = label
 
 
-def upload_box() -> None:
+def upload_box(state: SweepState) -> None:
     """Load a .sqlite store from disk."""
     up = st.file_uploader("Load a stored sweep (.sqlite)", type=["sqlite", "db"],
                           key="sweep_upload")
-    if up is not None and st.session_state.get("sweep_uploaded") != up.file_id:
-        path = _tmpdir() / Path(up.name).name
+    if up is not None and state.uploaded != up.file_id:
+        path = _tmpdir(state) / Path(up.name).name
         path.write_bytes(up.getvalue())
-        st.session_state["sweep_uploaded"] = up.file_id
-        remember(f"upload: {up.name}", path)
+        state.uploaded = up.file_id
+        remember(state, f"upload: {up.name}", path)
 
 
 def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
@@ -68,7 +71,7 @@ def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
     return spec
 
 
-def run_form() -> None:
+def run_form(state: SweepState) -> None:
     """A small grid run here, with a progress bar (every cell within the server's guard)."""
     with st.expander("Run a small sweep here", expanded=False), st.form("sweep_form"):
         names = list(PRESETS)
@@ -84,7 +87,7 @@ def run_form() -> None:
     try:
         spec = spec_from_form(preset, [g1, g2], fixed, int(seeds), methods)
         bar = st.progress(0.0, text="checking every cell against the server's limits")
-        path = _tmpdir() / f"page-{len(st.session_state.get(SESSION_KEY, {}))}.sqlite"
+        path = _tmpdir(state) / f"page-{len(state.sources)}.sqlite"
 
         def tick(i: int, n: int, rows: list[dict]) -> None:
             bar.progress(i / n, text=f"{i} / {n} runs done")
@@ -93,5 +96,6 @@ def run_form() -> None:
     except ConfigError as err:
         st.error(f"Cannot run this sweep: {err}", icon=":material/block:")
         return
-    remember(f"this session: {' × '.join(n for n, _ in spec.axes)} ({res['rows']} rows)", path)
+    axes = " × ".join(n for n, _ in spec.axes)
+    remember(state, f"this session: {axes} ({res['rows']} rows)", path)
     st.success(f"{res['written']} rows in {res['seconds']:.1f} s")

@@ -13,6 +13,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from engine.sweep import SweepSpec, run_sweep
+from ui.state import STATE_KEY, AppState
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = {"n": 600, "n_test": 200, "d": 40, "D": 20, "m": 8, "T": 6, "batch": 100}
@@ -28,7 +29,9 @@ def marker_colors(chart) -> np.ndarray:
 
 def page_with(path) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
-    at.session_state["sweep_sources"] = {"tiny": path}
+    state = AppState()
+    state.sweep.sources["tiny"] = Path(path)
+    at.session_state[STATE_KEY] = state
     at.session_state["sweep_pick"] = "tiny"
     at.run()
     assert not at.exception, at.exception
