@@ -8,9 +8,10 @@ from typing import Any
 import streamlit as st
 
 from engine import scenarios
-from engine.config import SPECS, Config, ConfigError, Spec, validate
+from engine.config import SPECS, Config, ConfigError, validate
 from engine.echo import markdown_plain
 from engine.presets import PRESETS, preset_config
+from engine.spec import Spec
 from ui.state import AppState, matching_preset
 
 PREFIX = "w_"  # widget keys are "w_<setting>"
