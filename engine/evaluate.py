@@ -67,6 +67,14 @@ SCALAR_FIELDS = ("step", "stage", "train_acc", "test_acc", "train_loss", "test_l
                  "off_span", "hinge_active", "elapsed")
 
 ALIGNED = 0.9  # |cos| above which a neuron counts as sitting on a star (issue 11's measure)
+
+
+def star_counts(cos) -> tuple[int, int]:
+    """(neurons on +Σ_A M, on −Σ_A M): cos > ALIGNED and cos < −ALIGNED, from exact cosines
+    (the narration, the map's labels and the GIF all show these two numbers)."""
+    c = np.asarray(cos, dtype=np.float64)
+    return int((c > ALIGNED).sum()), int((c < -ALIGNED).sum())
+
 FROZEN_CACHE = 4  # probe features of at most this many frozen first layers are kept per world
 
 

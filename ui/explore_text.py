@@ -7,7 +7,7 @@ import html
 import numpy as np
 
 from engine.config import Config
-from engine.evaluate import ALIGNED, PROBE_SAMPLES
+from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -20,9 +20,8 @@ def _pct(x: float) -> str:
 
 def _aligned(snap) -> str:
     """'37 % of the 600 neurons within cos 0.9 of a star (120 on +Σ_A M, 102 on −Σ_A M)'."""
-    cos = np.asarray(snap.cos)
-    plus, minus = int((cos > ALIGNED).sum()), int((cos < -ALIGNED).sum())
-    return (f"{_pct(snap.frac_aligned)} of the {len(cos)} neurons within cos {ALIGNED:g} of a "
+    plus, minus = star_counts(snap.cos)
+    return (f"{_pct(snap.frac_aligned)} of the {len(snap.cos)} neurons within cos {ALIGNED:g} of a "
             f"star ({plus} on +Σ_A M, {minus} on −Σ_A M); max cos {snap.cos_max:.2f}")
 
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from engine.evaluate import ALIGNED
+from engine.evaluate import star_counts
 from ui import playback
 from ui.state import AppState
 
@@ -76,7 +76,7 @@ def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
         d.regular_polygon((x, y, 10), 5 if name.startswith("+") else 4, fill=colour,
                           outline="#222222")
         if name in ("+Σ_A M", "−Σ_A M"):
-            on = int(((cos > ALIGNED) if name.startswith("+") else (cos < -ALIGNED)).sum())
+            on = star_counts(cos)[0 if name.startswith("+") else 1]
             d.text((x, y - 16), f"{on} on {name}", fill="#262730", font=small, anchor="ms")
     d.text((pad, 10), f"step {step} / {T}", fill="#262730", font=font)
     d.text((GIF_SIZE - pad, 16), "neuron weights, MDS map", fill="#6b6f7b", font=small,

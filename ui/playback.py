@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.evaluate import star_counts
 from ui import explore_text, live
 from ui.state import AppState
 
@@ -57,7 +58,7 @@ def pack(state: AppState, start: int, stop: int) -> dict:
     hist = state.explore.run.history
     pos, scale, cos, sign = [], [], [], []
     cols: dict[str, list] = {k: [] for k in ("step", "stage", "train", "test", "cosmax", "frac",
-                                             "share", "zero", "text")}
+                                             "share", "zero", "plus", "minus", "text")}
     truth = live.has_truth(state)
     for i in range(start, stop):
         snap = hist[i]
@@ -76,6 +77,11 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         frac = float(snap.frac_aligned)
         cols["frac"].append(round(frac, 5) if math.isfinite(frac) else None)
         cols["share"].append(grad_share(snap.grad) if truth else None)
+        # the map's "N on ±Σ_A M" labels: counted here from exact cosines, since the int8
+        # colours round e.g. -0.901 to -114/127 > -0.9 and would disagree with the narration
+        plus, minus = star_counts(snap.cos) if truth else (0, 0)
+        cols["plus"].append(plus)
+        cols["minus"].append(minus)
         cols["zero"].append(bool(snap.step > 0 and not snap.grad))
         cols["text"].append(explore_text.narrate_html(hist, i, truth))
     return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,

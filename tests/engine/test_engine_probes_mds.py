@@ -14,6 +14,7 @@ import torch
 from engine_ref import d_space_weights
 
 from engine import mds
+from engine.evaluate import star_counts
 from engine.network import Params
 from engine.probes import Geometry, cosines, grad_decomposition, map_features, weight_decomposition
 from engine.run import Run
@@ -325,3 +326,8 @@ def test_smacof_runs_on_a_small_cloud():
     # the stars are dissimilar by 2 (the maximum): they end up far apart
     d = np.linalg.norm(emb[:, None] - emb[None], axis=-1)
     assert d[-2, -1] > 0.8 * d.max()
+
+
+def test_star_counts_are_exact_at_the_threshold():
+    # -0.901 is on the star although its int8 colour (-114/127 = -0.8976) is not
+    assert star_counts([0.95, 0.9, 0.9001, -0.901, -0.9, 0.2, -0.95]) == (2, 2)

@@ -110,6 +110,11 @@ def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
         assert frames["share"][j] == pytest.approx(rel / (rel + bg))
         assert f"{100 * hist[i].frac_aligned:.0f} % of the 100 neurons" in frames["text"][j]
         assert f"max cos {hist[i].cos_max:.2f}" in frames["text"][j]
+        # the map's "N on ±Σ_A M" labels: exact counts, the narration's (not from int8 colours)
+        exact = np.asarray(hist[i].cos, dtype=np.float64)
+        plus, minus = int((exact > 0.9).sum()), int((exact < -0.9).sum())
+        assert (frames["plus"][j], frames["minus"][j]) == (plus, minus)
+        assert f"({plus} on +Σ_A M, {minus} on −Σ_A M)" in frames["text"][j]
     assert "After step 1" in frames["text"][0] and "After step 2" in frames["text"][1]
     at.run()  # nothing new computed: nothing re-sent
     assert player(at)["start"] == 3 and player(at)["frames"]["step"] == []

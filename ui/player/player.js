@@ -15,7 +15,6 @@ const FE = (() => {
   const F = (style, px) => (style ? style + " " : "") + Math.round(px * scale) + "px sans-serif";
   const setScale = (k) => { scale = k; };
   const textScale = () => scale;
-  const ALIGNED = 0.9;
 
   function bytes(b64) {
     const s = atob(b64), u = new Uint8Array(s.length);
@@ -29,7 +28,7 @@ const FE = (() => {
       this.meta = meta; this.run = meta.run; this.n = 0; this.done = false; this.error = "";
       this.pos = []; this.scale = []; this.cos = []; this.sgn = []; this.text = [];
       this.s = {step: [], stage: [], train: [], test: [], cosmax: [], frac: [], share: [],
-        zero: []};
+        zero: [], plus: [], minus: []};
       this.extent = 1e-9;
     }
     append(fr, start) {
@@ -132,19 +131,13 @@ const FE = (() => {
     for (const mk of m.marks) {
       for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
       if (mk.count) {
-        const count = countOn(cos, nn, mk.count), x = X(row - 1), y = Y(row - 1);
+        const count = mk.count > 0 ? st.s.plus[i] : st.s.minus[i], x = X(row - 1), y = Y(row - 1);
         label(ctx, x, y - 18, count + " on " + mk.name, th, w);
       }
     }
     drawMapLegend(ctx, w, h, bySign, th, m);
   }
 
-  function countOn(cos, nn, sign) {
-    let c = 0;
-    const lim = ALIGNED * 127;
-    for (let j = 0; j < nn; j++) if (sign * cos[j] > lim) c++;
-    return c;
-  }
 
   function drawMark(ctx, x, y, mk, th) {
     ctx.lineWidth = 1.5; ctx.strokeStyle = th.edge;
@@ -181,6 +174,6 @@ const FE = (() => {
     }
   }
 
-  return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, countOn, C, F, fitCanvas,
+  return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, C, F, fitCanvas,
     niceTicks};
 })();
