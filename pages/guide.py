@@ -133,11 +133,17 @@ def step_two() -> None:
         "reason the paper takes steps 1–2 on the whole training set.")
     st.subheader("The classifier stage (t > 2)")
     st.write(
-        "From then on the first layer barely moves and training is essentially a convex problem "
-        "for the output weights $a$ on good features. The theory uses small plain SGD steps and "
-        "bounds the loss of the best iterate; the dashboard's default uses Adam and reports the "
-        "running average of the iterates, for every method alike (README), so the curves "
-        "settle instead of jumping from step to step:")
+        "In the theory the first layer barely moves from then on, and training is essentially a "
+        "convex problem for the output weights $a$ on good features; it uses small plain SGD "
+        "steps and bounds the loss of the best iterate. The dashboard's default uses Adam on "
+        "both layers and reports the running average of the iterates, for every method alike "
+        "(README), so the curves settle instead of jumping from step to step. Its first layer "
+        "does keep moving: on paper-parity the share of neurons within cos 0.9 of a star falls "
+        "from 100 % after step 2 to 38 % by step 50 and stays near 39 % up to step 600, while "
+        "the best neuron stays at cos 0.999 and the test accuracy reaches 100 %. The neurons "
+        "that left end with a median output weight |a| of 0.08, those on the stars 0.20: the "
+        "classifier rests mostly on the learned features (Explore narrates this at every "
+        "step). The theory's bound on the best iterate:")
     st.latex(r"\min_{t \le T} L(g^{(t)}) = O\!\left(\frac{k^8}{m^{2/3}} + "
              r"\frac{k^3 T}{m^2} + \frac{k^2 m^{2/3}}{T}\right), \qquad T = m^{4/3} .")
     st.caption("The constants are not known, so at the experiments' sizes this bound is "

@@ -6,7 +6,12 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from engine.presets import preset_config
+from engine.run import Run
+from engine.worlds import build_world
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
+GUIDE = Path(__file__).resolve().parents[2] / "pages" / "guide.py"
 
 
 def test_guide_renders_the_theory_with_its_formulas() -> None:
@@ -27,3 +32,23 @@ def test_guide_renders_the_theory_with_its_formulas() -> None:
         assert formula in latex, formula
     text = " ".join(m.value for m in at.markdown)
     assert "p_o" in text and "Σ_A M" in " ".join(i.value for i in at.info)
+
+
+def test_the_guides_paper_parity_numbers_are_the_engines() -> None:
+    # the Guide quotes paper-parity's steps 1-2 and 50; T does not change them (paper schedule)
+    world = build_world(preset_config("paper-parity").replace(T=50), "cpu")
+    run = Run(world, "network", embed=False)
+    while not run.done:
+        run.step()
+    h = run.history
+    rel = [h[t].grad["grad_rel"] for t in (1, 2)]
+    bg = [h[t].grad["grad_bg"] for t in (1, 2)]
+    shares = [round(r / (r + b), 2) for r, b in zip(rel, bg, strict=True)]
+    ratios = [round(r / b) for r, b in zip(rel, bg, strict=True)]
+    assert shares == [0.95, 0.97] and ratios == [21, 29]
+    assert h[2].frac_aligned == 1.0 and round(h[2].cos_max, 3) == 0.999
+    assert round(100 * h[50].frac_aligned) == 38
+    text = GUIDE.read_text(encoding="utf-8")
+    for quoted in ("0.999 here on paper-parity", "0.95 at step 1", "0.97 at step 2", "21 → 29",
+                   "100 % after step 2 to 38 % by step 50"):
+        assert quoted in text, quoted
