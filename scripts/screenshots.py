@@ -32,7 +32,7 @@ if __package__ in (None, ""):  # run as a file: make `scripts.serve` importable
 
 from scripts.serve import CHROMIUM_ARGS, ROOT, find_chromium, start_app, wait_for_app_run
 
-PAGES = ("explore", "compare", "reproduce", "guide")
+PAGES = ("explore", "compare", "reproduce", "sweep", "guide")
 
 # Plotly draws into .main-svg inside each chart container once it has rendered; the Explore
 # player marks its root with data-draws once its canvases are painted.
