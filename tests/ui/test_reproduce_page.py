@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.compare import Comparison
 from engine.presets import PRESETS, preset_config
-from ui.reproduce_cards import CURVE_METHODS, FIGURES, command, paper_table
+from engine.report import cell
+from ui.reproduce_cards import CURVE_METHODS, FIGURES, command, paper_table, stored_results
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TABLE_PRESETS = [n for n, p in PRESETS.items() if p.paper]
@@ -35,8 +37,14 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
     tables = [df.value for df in at.dataframe]
     assert len(tables) == len(TABLE_PRESETS)
     table1 = tables[0]
-    assert table1.loc["Test %", "NTK"] == "86.4" and table1.loc["Cos", "NTK"] == "NA"
-    assert table1.loc["Test %", "w/o struct."] == "52.0"
+    assert table1.loc["Test % · paper", "NTK"] == "86.4"
+    assert table1.loc["Cos · paper", "NTK"] == "NA"
+    assert table1.loc["Test % · paper", "w/o struct."] == "52.0"
+    # our stored numbers beside them (docs/results/tables.json)
+    ours = stored_results()["paper-parity"]["methods"]
+    assert table1.loc["Test % · ours", "NTK"] == cell("test_acc", ours["ntk"]["test_acc"])
+    assert table1.loc["Cos · ours", "One Step"] == cell("cos", ours["one_step"]["cos"])
+    assert any("Ours: seed 0 on this engine" in c.value for c in at.caption)
 
 
 def test_every_other_preset_has_a_card_grouped_by_source(at: AppTest) -> None:
@@ -82,9 +90,35 @@ def test_open_in_explore_loads_the_preset(at: AppTest) -> None:
 
 
 def test_paper_table_layout() -> None:
-    frame = paper_table(PRESETS["paper-parity-ratio0.8"].paper)
-    assert list(frame.index) == ["Train %", "Test %", "Cos"]
-    assert frame.loc["Train %", "NTK"] == "62.9" and frame.loc["Cos", "RF"] == "0.293"
+    paper = PRESETS["paper-parity-ratio0.8"].paper
+    frame = paper_table(paper)
+    assert list(frame.index) == ["Train % · paper", "Test % · paper", "Cos · paper"]
+    assert frame.loc["Train % · paper", "NTK"] == "62.9"
+    assert frame.loc["Cos · paper", "RF"] == "0.293"
+    frame = paper_table(paper, {"rf": {"train_acc": 0.5, "test_acc": None, "cos": 0.1234}})
+    assert list(frame.index)[:2] == ["Train % · paper", "Train % · ours"] and len(frame) == 6
+    assert frame.loc["Train % · ours", "RF"] == "50.0" and frame.loc["Cos · ours", "RF"] == "0.123"
+    assert frame.loc["Test % · ours", "RF"] == "NA" and frame.loc["Test % · ours", "NTK"] == "NA"
+
+
+def test_stored_results_cover_every_table_and_match_the_engine() -> None:
+    tables = stored_results()
+    assert set(TABLE_PRESETS) | {"paper-parity-seeds5"} == set(tables)
+    for name in TABLE_PRESETS:
+        assert set(tables[name]["methods"]) == set(PRESETS[name].paper), name
+    ours = tables["paper-parity"]["methods"]  # Figure 1's card quotes them
+    ntk, rf = (round(100 * ours[m]["test_acc"]) for m in ("ntk", "rf"))
+    assert f"this engine at seed 0: {ntk} % and {rf} %" in FIGURES[0].look_for
+    # the cheapest full-size Table preset, re-run now: the stored numbers are this engine's
+    # (a tolerance for another CPU's float rounding, far below any real change)
+    comp = Comparison(preset_config("paper-interval"), device="cpu", embed=False)
+    comp.run_all()
+    for method, got in comp.summary().items():
+        want = tables["paper-interval"]["methods"][method]
+        assert abs(got["test_acc"] - want["test_acc"]) <= 0.005, method
+        assert abs(got["train_acc"] - want["train_acc"]) <= 0.005, method
+        if want["cos"] is not None:
+            assert abs(got["cos"] - want["cos"]) <= 0.005, method
 
 
 def test_cost_note_says_when_the_server_refuses_a_live_compare(monkeypatch) -> None:
