@@ -46,6 +46,9 @@ LIMITS = {  # env var -> (default, setting it caps or None, explanation)
 }
 DEFAULT_GFLOPS = 20.0
 STEP_OVERHEAD_S = 0.005  # per step and method: Python, snapshot transfer, small probes
+# flop-equivalents per cached activation of a frozen layer's step (a row gather and two
+# matrix-vector products: memory-bound, about a tenth of a matmul's rate per element)
+CACHED_STEP = 10
 
 
 class ResourceError(ConfigError):
@@ -178,7 +181,7 @@ def _logreg_mb(cfg: Config, methods) -> float:
     return (train + max(train, 2 * test, 3 * fit) + chunk) / MB
 
 
-def _gflop(cfg: Config, methods, embed: bool) -> float:
+def _gflop(cfg: Config, methods, embed: bool, feature_cache: bool = True) -> float:
     """Floating-point work (GFLOP) of training and measuring every method for T steps."""
     r, d, _ = coord_dim(cfg)
     width, probe = 2 * cfg.m, min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
@@ -190,6 +193,11 @@ def _gflop(cfg: Config, methods, embed: bool) -> float:
         full = 4 * cfg.n * width * r * 2 + 2 * (cfg.n + cfg.n_test) * width * r * 4
         if BY_NAME[m].linearised:
             step *= 1.5
+        frozen = min(cfg.T, cfg.T - BY_NAME[m].freeze_after) if BY_NAME[m].frozen else 0
+        if feature_cache and frozen > 0:  # steps on cached activations: no matmul over r
+            total += frozen * CACHED_STEP * (batch + probe) * width
+            total += (cfg.T - frozen) * step + full
+            continue
         total += cfg.T * step + full
         if embed and not BY_NAME[m].linearised:
             pts, small = width + 2, min(width + 2, r)  # classical MDS: Gram matrix + top-2 eigh
@@ -216,7 +224,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
         "classifier (logreg)": resident + _logreg_mb(cfg, methods),
     }
     dominant = max(parts, key=parts.get)
-    gflop = _gflop(cfg, methods, embed)
+    gflop = _gflop(cfg, methods, embed, feature_cache)
     seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
     return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache)
 

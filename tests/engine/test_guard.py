@@ -87,6 +87,16 @@ def test_estimate_scales_with_the_setting():
         "training and evaluation"]
 
 
+def test_frozen_layers_cost_less_time_when_their_activations_are_cached():
+    # measured on paper-parity, one thread: network 7.0 s, RF 1.4 s, Two Step 2.6 s
+    net = guard.estimate(PAPER, ("network",), embed=False).seconds
+    for method in ("rf", "one_step", "two_step"):
+        cached = guard.estimate(PAPER, (method,), embed=False).seconds
+        assert cached < 0.4 * net, method
+        assert guard.estimate(PAPER, (method,), embed=False, feature_cache=False).seconds \
+            == pytest.approx(net, rel=0.01), method  # without the cache: the network's work
+
+
 def test_paper_default_fits_a_classroom_host(monkeypatch):
     for env in guard.LIMITS:
         monkeypatch.delenv(env, raising=False)
