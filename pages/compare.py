@@ -45,7 +45,7 @@ def setting_row() -> None:
     """The current setting (changed in the sidebar, shared with Explore)."""
     preset = cv.paper_preset(state)
     tag = f" · preset **{preset.name}**" if preset else ""
-    st.markdown(f"**Setting:** `{summary_line(state.cfg)}` · n={state.cfg.n:,} · "
+    st.markdown(f"**Setting: {summary_line(state.cfg)}** · n={state.cfg.n:,} · "
                 f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
     if preset is not None:
         paper_numbers(preset)

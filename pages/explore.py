@@ -24,7 +24,7 @@ show_url_warnings(state)
 
 cfg = state.cfg
 head = st.empty()  # the summary shows at once, before a slow setup
-head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
+head.markdown(f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
               f"schedule={cfg.schedule} · seed={cfg.seed}")
 live.ensure_run(state)
 if state.explore.guard_error:
@@ -32,7 +32,7 @@ if state.explore.guard_error:
 if state.explore.run_cfg is not None and state.explore.run_cfg != state.cfg:
     # refused: the old run stays
     cfg = state.explore.run_cfg
-    head.markdown(f"**`{summary_line(cfg)}`** · n={cfg.n:,} · T={cfg.T} · still running the "
+    head.markdown(f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · still running the "
                   "last accepted setting (see the message)")
 
 def sync_url() -> None:
