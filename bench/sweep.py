@@ -56,10 +56,11 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--methods", default="network,rf,one_step,two_step")
     p.add_argument("--json", help="write the measurements here")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     p.add_argument("--profile", action="store_true",
                    help="also profile one batched unit: seconds inside torch kernels per seed")
     args = p.parse_args(argv)
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     spec = SweepSpec(args.preset, {}, (("k", (args.k,)),), (), 1, 0,
                      tuple(args.methods.split(",")), "cpu")
     seeds = list(range(args.seeds))
@@ -71,14 +72,14 @@ def main(argv=None) -> int:
     batched, rows = timed(unit(spec, seeds, True))
     want = {(r["seed"], r["method"]): r["test_acc"] for r in ref}
     worst = max(abs(r["test_acc"] - want[(r["seed"], r["method"])]) for r in rows)
-    out = {"preset": args.preset, "k": args.k, "methods": spec.methods, "seeds": args.seeds,
+    out = {"preset": args.preset, "k": args.k, "threads": args.threads, "methods": spec.methods, "seeds": args.seeds,
            "one_seed_s": one, "one_seed_runs_s": ones, "seeds_unbatched_s": many,
            "seeds_batched_s": batched,
            "ratio_unbatched": many / one, "ratio_batched": batched / one,
            "batched_rows": sum(r["batched"] for r in rows), "max_test_acc_diff": worst,
            "load_average": os.getloadavg()[0], "cpu_s": list(CPU_S),
            "cpu_ratio_unbatched": CPU_S[1] / CPU_S[0], "cpu_ratio_batched": CPU_S[2] / CPU_S[0]}
-    print(f"{args.preset} k={args.k} methods={args.methods} (one torch thread, load "
+    print(f"{args.preset} k={args.k} methods={args.methods} ({args.threads} torch thread(s), load "
           f"{out['load_average']:.1f})")
     runs = ", ".join(f"{x:.2f}" for x in ones)
     print(f"1 seed: {one:.2f} s (median of {runs}); {args.seeds} seeds one by one: {many:.1f} s "
