@@ -72,7 +72,8 @@ def main(argv=None) -> int:
     batched, rows = timed(unit(spec, seeds, True))
     want = {(r["seed"], r["method"]): r["test_acc"] for r in ref}
     worst = max(abs(r["test_acc"] - want[(r["seed"], r["method"])]) for r in rows)
-    out = {"preset": args.preset, "k": args.k, "threads": args.threads, "methods": spec.methods, "seeds": args.seeds,
+    out = {"preset": args.preset, "k": args.k, "threads": args.threads, "methods": spec.methods,
+           "seeds": args.seeds,
            "one_seed_s": one, "one_seed_runs_s": ones, "seeds_unbatched_s": many,
            "seeds_batched_s": batched,
            "ratio_unbatched": many / one, "ratio_batched": batched / one,
