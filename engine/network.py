@@ -3,8 +3,9 @@
 Performance notes (issue 6). The hot paths work on samples × neurons matrices (50 000 × 600 in the
 paper's full-batch steps 1–2), where every elementwise pass is memory-bound. So:
 
-* `hinge_grads` walks the samples in chunks whose activation buffers stay in the CPU cache, fuses
-  the forward pass, the hinge residual and the backward pass per chunk, and reuses its buffers;
+* `hinge_grads` (engine/hinge.py) walks the samples in chunks whose activation buffers stay in
+  the CPU cache, fuses the forward pass, the hinge residual and the backward pass per chunk, and
+  reuses its buffers;
 * the Gaussian-smoothed truncated ReLU is written in u = z/σ_ξ (one scaled matmul gives u) with
   `ndtr` for Φ, and its upper branch h(z − 1) is skipped for a chunk in which every u − 1/σ_ξ is
   below −10, where it is < 1e-23 (float32 cannot see it next to the lower branch);
@@ -151,97 +152,6 @@ def _twins(p: Params) -> bool:
     h = p.q.shape[0] // 2
     return (h > 0 and 2 * h == p.q.shape[0] and torch.equal(p.q[:h], p.q[h:])
             and torch.equal(p.b[:h], p.b[h:]))
-
-
-def hinge_grads(p: Params, z: torch.Tensor, y: torch.Tensor, xi: float, truncated: bool,
-                train_first: bool = True, class_weights: tuple[float, float] | None = None,
-                feats: torch.Tensor | None = None) -> Grads:
-    """∂L/∂(q, b, a) of the mean hinge loss max(0, 1 - y g(x; ξ)) (Lemma 12, closed form).
-
-    `class_weights` (α_+, α_-) weight each sample's loss by its class, as App. F does in
-    steps 1-2 for unbalanced classes (α_v = 1/(2 Pr[y = v])); None is the plain mean.
-
-    Fused and chunked over samples (see the module notes); the result equals the plain
-    computation (forward, residual r_n = -y_n 1[y_n g_n ≤ 1]/n, backward) to float rounding.
-    `feats`: the activations of z's rows for a frozen first layer (train_first False, ξ = 0),
-    twin-folded like the pass itself (see `frozen_units`); the matmul is then skipped.
-    """
-    if feats is not None and (train_first or xi > 0.0):
-        raise ValueError("precomputed activations serve only a frozen, noise-free first layer")
-    n, width = z.shape[0], p.q.shape[0]
-    twins = _twins(p)
-    if twins:  # evaluate each twin pair once: g = Σ_i σ_i (a_i + a_{m+i})
-        h = width // 2
-        q, b, a_fwd = p.q[:h], p.b[:h], p.a[:h] + p.a[h:]
-    else:
-        q, b, a_fwd = p.q, p.b, p.a
-    units = q.shape[0]
-    smooth = xi > 0.0
-    if smooth:  # u = pre/σ_ξ straight from the matmul
-        qt, bias = (q * (1.0 / xi)).T, b * (1.0 / xi)
-        a_fwd = a_fwd * xi  # σ̃ = σ_ξ · (h(u) - h(u - 1/σ_ξ))
-    else:
-        qt, bias = q.T, b
-    rows = max(64, min(n, CHUNK_ELEMENTS // max(1, units)))
-    if z.is_cuda:
-        rows = n  # one pass: the GPU is not cache-bound at these sizes
-    dev, dt = z.device, z.dtype
-    ga = torch.zeros(units, dtype=dt, device=dev)
-    k_ext = torch.zeros(units, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
-    loss_sum = torch.zeros((), dtype=dt, device=dev)
-    gc = torch.zeros((), dtype=dt, device=dev)
-    active_sum = torch.zeros((), dtype=dt, device=dev)
-    pre_buf = work = rhs = der_buf = None
-    inv_n = 1.0 / n
-    for i in range(0, n, rows):
-        zc, yc = z[i:i + rows], y[i:i + rows]
-        c = zc.shape[0]
-        if pre_buf is None or pre_buf.shape[0] != c:
-            pre_buf = torch.empty(c, units, dtype=dt, device=dev)
-            work = [torch.empty_like(pre_buf) for _ in range(3)] if smooth else None
-            der_buf = [torch.empty_like(pre_buf) for _ in range(2)] \
-                if train_first and not smooth else None
-            rhs = torch.empty(c, z.shape[1] + 1, dtype=dt, device=dev) if train_first else None
-        if feats is not None:  # a frozen layer's activations, computed once for the whole set
-            act, der = feats[i:i + rows], None
-        elif smooth:
-            act, der = _smooth_u(torch.addmm(bias, zc, qt, out=pre_buf), xi, truncated, work)
-        else:
-            pre = torch.addmm(bias, zc, qt, out=pre_buf)
-            act = pre.clamp_(0.0, 1.0) if truncated else pre.clamp_min_(0.0)
-            der = indicator(act, truncated, *der_buf) if train_first else None
-        margin = torch.mv(act, a_fwd)
-        if p.c is not None:
-            margin.add_(p.c)
-        margin.mul_(yc)
-        active = margin <= 1.0
-        hinge = (1.0 - margin).clamp_min_(0.0)
-        r = torch.where(active, yc, 0.0).mul_(-inv_n)  # ∂L/∂g per sample
-        if class_weights is not None:
-            alpha = torch.where(yc > 0, class_weights[0], class_weights[1])
-            hinge.mul_(alpha)
-            r.mul_(alpha)
-        loss_sum += hinge.sum()
-        active_sum += active.sum()
-        gc += r.sum()
-        ga.addmv_(act.T, r)
-        if train_first:
-            torch.mul(zc, r[:, None], out=rhs[:, :-1])
-            rhs[:, -1] = r
-            k_ext.addmm_(der.T, rhs)  # Σ_n σ'_ni r_n [x_n, 1]
-    if smooth:
-        ga.mul_(xi)
-    loss = float(loss_sum) / n
-    hinge_active = float(active_sum) / n
-    if twins:
-        ga = torch.cat([ga, ga])
-    if not train_first:
-        return Grads(torch.zeros_like(p.q), torch.zeros_like(p.b), ga, loss, hinge_active, gc)
-    if twins:
-        k_ext = torch.cat([k_ext, k_ext])
-    scaled = k_ext * p.a[:, None]
-    return Grads(scaled[:, :-1].contiguous(), scaled[:, -1].contiguous(), ga, loss, hinge_active,
-                 gc)
 
 
 def frozen_units(p: Params) -> tuple[torch.Tensor, torch.Tensor]:

@@ -10,7 +10,8 @@ import torch
 
 from .config import Config
 from .data import Dataset, Stats
-from .network import Grads, Params, frozen_units, hinge_grads, layer_features
+from .hinge import hinge_grads
+from .network import Grads, Params, frozen_units, layer_features
 from .schedule import Schedule, StepParams, init_scales
 
 # Frozen first layers' activations on the training set are kept while all of them together fit

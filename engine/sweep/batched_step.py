@@ -1,6 +1,6 @@
 """Batched hinge gradients and updates: E networks (seeds × frozen-layer variants) at once.
 
-The same formulas as engine.network.hinge_grads and engine.trainer.Trainer/Optimizer, with a
+The same formulas as engine.hinge.hinge_grads and engine.trainer.Trainer/Optimizer, with a
 leading batch dimension; entry e trains on its own seed's data.
 """
 

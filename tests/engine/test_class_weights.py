@@ -8,7 +8,8 @@ from engine_ref import TINY, d_space_inputs, d_space_weights, rel_err, smooth_si
 
 from engine.config import Config
 from engine.data import population_stats
-from engine.network import Params, hinge_grads
+from engine.hinge import hinge_grads
+from engine.network import Params
 from engine.run import Run
 from engine.schedule import build_schedule, class_weights
 from engine.worlds import build_world

@@ -10,7 +10,8 @@ import pytest
 import torch
 from engine_ref import ref_grads, ref_output, rel_err
 
-from engine.network import Params, activation, hinge_grads, hinge_loss_acc, predict
+from engine.hinge import hinge_grads
+from engine.network import Params, activation, hinge_loss_acc, predict
 
 
 def _z_grid() -> torch.Tensor:

@@ -16,7 +16,8 @@ from engine_ref import d_space_inputs, d_space_weights, ref_grads, rel_err
 
 from engine.config import Config
 from engine.data import population_stats
-from engine.network import hinge_grads, predict
+from engine.hinge import hinge_grads
+from engine.network import predict
 from engine.run import Run
 from engine.schedule import PAPER_NU1, init_scales
 from engine.worlds import build_world
