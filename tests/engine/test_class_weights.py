@@ -22,7 +22,7 @@ def weighted_ref_grads(w, b, a, x, y, alpha, xi):
     g = smooth_sigma(x @ w.T + b, xi, True) @ a
     wts = torch.where(y > 0, alpha[0], alpha[1])
     loss = (wts * (1.0 - y * g).clamp_min(0.0)).mean()
-    return torch.autograd.grad(loss, (w, b, a)), float(loss)
+    return torch.autograd.grad(loss, (w, b, a)), float(loss.detach())
 
 
 def test_class_weights_formula():
