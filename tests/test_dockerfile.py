@@ -21,7 +21,8 @@ from dockerfile_parse import DockerfileParser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "Dockerfile"
-RUNTIME_PARTS = {"app.py", "asgi.py", "pages/", "engine/", "ui/", "assets/", ".streamlit/"}
+RUNTIME_PARTS = {"app.py", "asgi.py", "pages/", "engine/", "ui/", "assets/", ".streamlit/",
+                 "docs/results/tables.json", "docs/results/sweep-*.sqlite"}
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
@@ -116,6 +117,8 @@ def test_only_runtime_parts_reach_the_image(dockerfile):
     allowed = {p[1:] for p in patterns if p.startswith("!")}
     assert allowed == RUNTIME_PARTS | {"requirements.txt"}
     assert ".streamlit/secrets.toml" in patterns
+    for part in RUNTIME_PARTS:  # every allowed pattern names something that exists
+        assert list(ROOT.glob(part.rstrip("/"))), part
     assert (ROOT / "app.py").is_file(), "asgi.py (the image's CMD) serves app.py"
     assert (ROOT / "asgi.py").is_file(), "the image's CMD runs asgi.py"
 
