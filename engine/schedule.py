@@ -69,12 +69,12 @@ class Schedule:
 
 
 def _rule(sp: StepParams) -> str:
-    """The update rule of a stage in words: 'sgd, keeps ν⁽¹⁾ = 0.0817 of w⁽⁰⁾', 'adam, …'."""
+    """The update rule of a stage in words: 'sgd, w ← η(ν·w − ∇_w L) with ν = 0.0817', 'adam, …'."""
     parts = [sp.optimizer]
     if sp.momentum:
         parts.append(f"momentum {sp.momentum:g}")
     if sp.keep_w is not None and sp.eta > 0:
-        parts.append(f"keeps ν = {sp.keep_w / sp.eta:.4g} of the old w")
+        parts.append(f"w ← η(ν·w − ∇_w L) with ν = {sp.keep_w / sp.eta:.4g}")
     if sp.decay != "constant":
         parts.append(f"{sp.decay} decay")
     if sp.ema:
