@@ -77,4 +77,7 @@ if not mode.on:
         with st.expander("Step sizes of this run"):
             st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
                        "the classifier stage's rule); the same numbers are in the JSON report.")
-            st.dataframe(state.explore.world.schedule.rows(), hide_index=True)
+            # 4 significant digits: η⁽¹⁾ ≈ 4e-8 and λ_w⁽¹⁾ ≈ 1e7 in one column style
+            sig4 = st.column_config.NumberColumn(format="%.4g")
+            st.dataframe(state.explore.world.schedule.rows(), hide_index=True,
+                         column_config={name: sig4 for name in ("η", "λ_w", "λ_a", "σ_ξ")})
