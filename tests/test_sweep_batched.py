@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.sweep import SweepSpec
+from engine.sweep import SweepSpec, batched_step
 from engine.sweep.batched import train_batched
 from engine.sweep.runner import run_unit, train_seed
 
@@ -13,7 +13,9 @@ TINY = {"n": 2000, "n_test": 1000, "d": 40, "D": 20, "m": 16, "T": 30, "batch": 
 FAMILY = ("network", "rf", "one_step", "two_step")
 
 
-def test_batched_seeds_match_the_engine():
+@pytest.mark.parametrize("kernels", ["loop", "bmm"])  # bmm: the one-launch path for GPUs
+def test_batched_seeds_match_the_engine(monkeypatch, kernels):
+    monkeypatch.setattr(batched_step, "KERNELS", kernels)
     torch.set_num_threads(1)
     spec = SweepSpec("quick-parity", TINY, (("k", (3,)),), (), 3, 0, (*FAMILY, "ntk"))
     rows, rest = train_batched(spec, {"k": 3}, [0, 1, 2], spec.methods, "v", "cpu")

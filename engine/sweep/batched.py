@@ -9,9 +9,10 @@ and schedules come from the engine's own build_world per seed, and whole-set acc
 0-2 and T) from its Evaluator, so rows match the unbatched engine to float rounding
 (tests/test_sweep_batched.py).
 
-Where the time goes: the matmuls are per-entry loops of addmm/mv on one stacked buffer (CPU
-BLAS is faster that way than torch.baddbmm/bmm at these shapes), so batching saves the Python
-and bookkeeping of each step, not arithmetic. Frozen layers' activations (training set and
+Where the time goes: on a CPU the matmuls are per-entry loops of addmm/mv on one stacked buffer
+(CPU BLAS is faster that way than torch.baddbmm/bmm at these shapes; on CUDA tensors they are one
+bmm/baddbmm launch each, batched_step.KERNELS), so batching saves the Python and bookkeeping of
+each step, not arithmetic. Frozen layers' activations (training set and
 probes) are computed once, as in the unbatched engine, and one seed's entries that share the
 full-batch steps 1-2 (network, One and Two Step) are evaluated once.
 """
