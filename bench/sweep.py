@@ -57,12 +57,13 @@ def main(argv=None) -> int:
     p.add_argument("--methods", default="network,rf,one_step,two_step")
     p.add_argument("--json", help="write the measurements here")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda: where the runs train")
     p.add_argument("--profile", action="store_true",
                    help="also profile one batched unit: seconds inside torch kernels per seed")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     spec = SweepSpec(args.preset, {}, (("k", (args.k,)),), (), 1, 0,
-                     tuple(args.methods.split(",")), "cpu")
+                     tuple(args.methods.split(",")), args.device)
     seeds = list(range(args.seeds))
     run_unit(unit(spec, [0], False))  # warm-up: first kernel calls and lazy set-up
     ones = sorted(timed(unit(spec, [0], False))[0] for _ in range(3))
@@ -72,8 +73,8 @@ def main(argv=None) -> int:
     batched, rows = timed(unit(spec, seeds, True))
     want = {(r["seed"], r["method"]): r["test_acc"] for r in ref}
     worst = max(abs(r["test_acc"] - want[(r["seed"], r["method"])]) for r in rows)
-    out = {"preset": args.preset, "k": args.k, "threads": args.threads, "methods": spec.methods,
-           "seeds": args.seeds,
+    out = {"preset": args.preset, "k": args.k, "threads": args.threads, "device": args.device,
+           "methods": spec.methods, "seeds": args.seeds,
            "one_seed_s": one, "one_seed_runs_s": ones, "seeds_unbatched_s": many,
            "seeds_batched_s": batched,
            "ratio_unbatched": many / one, "ratio_batched": batched / one,
