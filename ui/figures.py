@@ -123,4 +123,8 @@ def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str) -> go.Figure:
                                  marker={"symbol": symbol},
                                  error_y={"type": "data", "array": part["std"]}))
     fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN)
+    values = sorted(agg[x].unique().tolist())
+    if 1 < len(values) <= 12 and pd.api.types.is_numeric_dtype(agg[x]):
+        # ticks at the swept values only (k = 1, 3, 5, … not 2, 4, …)
+        fig.update_xaxes(tickvals=values, ticktext=_labels(values))
     return fig

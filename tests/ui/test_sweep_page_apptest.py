@@ -13,6 +13,7 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from engine.sweep import SweepSpec, run_sweep
+from ui.figures import lines
 from ui.state import STATE_KEY, AppState
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,3 +71,11 @@ def test_small_sweep_runs_from_the_page(tmp_path):
     at.text_input[1].input("p_o=0.1,0.2,0.3,0.4")
     at.button[0].click().run()
     assert any("at most 24 runs" in e.value for e in at.error), at.error
+
+
+def test_lines_tick_only_the_swept_values():
+    agg = pd.DataFrame({"k": [1, 3, 5] * 2, "method": ["network"] * 3 + ["ntk"] * 3,
+                        "mean": [1.0, 1.0, 1.0, 1.0, 0.7, 0.75], "std": [0.0] * 6})
+    fig = lines(agg, "k", "test accuracy over k", "test accuracy")
+    assert fig.layout.xaxis.tickvals == (1, 3, 5) and fig.layout.xaxis.ticktext == ("1", "3", "5")
+    assert [t.name for t in fig.data] == ["Network", "NTK"]
