@@ -75,7 +75,9 @@ def play_controls() -> int:
     c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.compare.methods)),
                    key="compare_methods", format_func=LABELS.get, on_change=_methods_changed,
                    help="The first six are Table 1's columns (the default).")
-    seeds = int(c2.number_input("Seeds", 1, cv.MAX_SEEDS, 1, key="compare_seeds",
+    # the widget's default is its current value: a remount must not reset it to 1
+    seeds = int(c2.number_input("Seeds", 1, cv.MAX_SEEDS, st.session_state.get("compare_seeds", 1),
+                                key="compare_seeds",
                                 help="Mean ± std over seeds seed, seed+1, … (the paper used 5)."))
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
     ok = bool(state.compare.methods)
@@ -152,7 +154,7 @@ def live() -> None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
         st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
                         key="compare_curves", config={"displaylogo": False})
-        st.slider("Curve smoothing", 0.0, 0.95, SMOOTHING_DEFAULT, 0.05, key=SMOOTHING_KEY,
+        st.slider("Curve smoothing", 0.0, 0.95, smoothing, 0.05, key=SMOOTHING_KEY,
                   help="exponential moving average of each curve (as in TensorBoard); the raw "
                        "per-step curves stay drawn faintly. The table always shows raw numbers.")
     elif not state.compare.error:

@@ -17,6 +17,7 @@ from ui.state import AppState, matching_preset
 PREFIX = "w_"  # widget keys are "w_<setting>"
 PRESET_KEY = "w_preset"
 CUSTOM = "(custom)"
+AUTO_ON_OFF = (None, True, False)  # an optional switch: None lets the schedule decide
 SLIDERS = {"d", "D", "k", "p_o", "p_a", "noise", "t1", "t2", "sigma_r"}
 # Main controls of each group; the rest sit in a collapsed expander below it.
 MAIN = {
@@ -93,26 +94,31 @@ def on_preset(state: AppState) -> None:
 
 
 def _widget(name: str, spec: Spec, state: AppState) -> None:
-    k = key(name)
+    k, value = key(name), getattr(state.cfg, name)
     if k not in st.session_state:  # a control that was hidden comes back with the setting
-        st.session_state[k] = getattr(state.cfg, name)
+        st.session_state[k] = value
     short = spec.help and len(spec.help) <= 32 and spec.label != spec.help
     label = f"{spec.label} ({spec.help})" if short else spec.label
     args: dict[str, Any] = {"key": k, "help": spec.help or None, "on_change": on_widget,
                             "args": (state,)}
+    # Each widget's own default is the current setting. A widget that the browser remounts
+    # without its stored value sends its default with the next rerun; with Streamlit's
+    # defaults (a number's minimum, a list's first entry) a running setting silently became
+    # T = 2 under load (CI's load test). The value shown still comes from session state.
     if spec.choices:
-        st.selectbox(label, spec.choices, **args)
+        st.selectbox(label, spec.choices, index=spec.choices.index(value), **args)
     elif spec.kind is bool and getattr(spec, "optional", False):  # None = the schedule decides
-        st.selectbox(label, (None, True, False), **args,
+        st.selectbox(label, AUTO_ON_OFF, index=AUTO_ON_OFF.index(value), **args,
                      format_func=lambda v: "auto" if v is None else "on" if v else "off")
     elif spec.kind is bool:
-        st.toggle(label, **args)
+        st.toggle(label, value=value, **args)
     elif spec.kind is str:
-        st.text_input(label, **args)
+        st.text_input(label, value=value, **args)
     elif name in SLIDERS:
-        st.slider(label, **_bounds(spec), **args)
+        st.slider(label, value=value, **_bounds(spec), **args)
     else:
-        st.number_input(label, **_bounds(spec), placeholder="auto (schedule)", **args)
+        st.number_input(label, value=value, **_bounds(spec), placeholder="auto (schedule)",
+                        **args)
 
 
 def _bounds(spec: Spec) -> dict:
@@ -142,8 +148,10 @@ def sidebar(state: AppState) -> None:
     """Preset picker and every setting, grouped: data, network, steps, baselines."""
     sync_widgets(state)
     with st.sidebar:
-        st.selectbox("Preset", [CUSTOM, *PRESETS], key=PRESET_KEY, on_change=on_preset,
-                     args=(state,), help="load a named setting (the paper's experiments)",
+        choices = [CUSTOM, *PRESETS]
+        st.selectbox("Preset", choices, index=choices.index(preset_shown(state)),
+                     key=PRESET_KEY, on_change=on_preset, args=(state,),
+                     help="load a named setting (the paper's experiments)",
                      format_func=lambda n: n if n == CUSTOM else f"{n} — {PRESETS[n].title}")
         if state.form_error:
             st.error(f"{markdown_plain(state.form_error)}. The last valid setting keeps running.",
