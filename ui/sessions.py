@@ -1,4 +1,4 @@
-"""Free the runs of browser sessions that have ended (Streamlit keeps ended sessions around)."""
+"""Free the runs of sessions Streamlit has forgotten (it keeps ended ones around for a while)."""
 
 from __future__ import annotations
 
@@ -19,33 +19,46 @@ def register(state) -> None:
     ctx = get_script_run_ctx()
     if ctx is None:
         return
-    with _lock:
-        _states[ctx.session_id] = weakref.ref(state)
+    track(ctx.session_id, state)
     _start_sweeper()
 
 
-def active_ids() -> set[str] | None:
-    """Ids of the sessions with a connected browser; None outside a running server."""
-    try:
-        from streamlit.runtime import Runtime
+def track(session_id: str, state) -> None:
+    """Remember which session a state object belongs to."""
+    with _lock:
+        _states[session_id] = weakref.ref(state)
 
-        # private API: the public runtime does not expose which sessions are connected
-        infos = Runtime.instance()._session_mgr.list_active_sessions()
+
+def known_ids(manager=None) -> set[str] | None:
+    """Ids of the sessions Streamlit still keeps: connected, or disconnected but resumable
+    (it holds those for `server.disconnectedSessionTTL` seconds, so that a browser whose
+    connection dropped for a moment gets its session back). None outside a running server."""
+    try:
+        if manager is None:
+            from streamlit.runtime import Runtime
+
+            # private API: the public runtime does not list its sessions
+            manager = Runtime.instance()._session_mgr
+        infos = manager.list_sessions()
     except Exception:  # noqa: BLE001 - no server (AppTest, bare mode) or a changed internal
         return None
     return {info.session.id for info in infos}
 
 
-def release_ended() -> int:
-    """Drop run and data of every registered session that is no longer connected."""
-    active = active_ids()
-    if active is None:
+def release_ended(manager=None) -> int:
+    """Drop run and data of every registered session Streamlit has forgotten.
+
+    A session that is merely disconnected keeps its run: a network blip of a few seconds
+    (measured: a loaded 2-core server) must not cost a student the run they are watching.
+    """
+    known = known_ids(manager)
+    if known is None:
         return 0
     released = 0
     with _lock:
-        ended = {s for s in _states if s not in active}
+        ended = {s for s in _states if s not in known}
         # only sessions found ended at two sweeps in a row: a script run that was under way
-        # when the tab closed has finished by then
+        # when the session went has finished by then
         for sid in ended & _seen_ended:
             state = _states.pop(sid)()
             if state is not None and (state.explore.run is not None
@@ -57,7 +70,7 @@ def release_ended() -> int:
                 state.compare.series = state.compare.key = None  # its seeds' runs and data
                 released += 1
         _seen_ended.clear()
-        _seen_ended.update(ended - set(active))
+        _seen_ended.update(ended)
         _seen_ended.intersection_update(_states)
     return released
 

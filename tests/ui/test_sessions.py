@@ -1,0 +1,64 @@
+"""The session sweeper frees a session's run only once Streamlit has forgotten the session.
+
+A disconnected session stays resumable for `server.disconnectedSessionTTL` seconds; its browser
+may come back (a network blip), so its run must still be there. The manager below stands for
+Streamlit's session manager: the sweeper reads nothing from it but `list_sessions()`.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from ui import sessions
+from ui.state import AppState
+
+
+class Manager:
+    """Streamlit's view of its sessions: connected ones and stored (disconnected) ones."""
+
+    def __init__(self):
+        self.active, self.stored = set(), set()
+
+    def list_sessions(self):
+        return [SimpleNamespace(session=SimpleNamespace(id=i)) for i in self.active | self.stored]
+
+
+@pytest.fixture
+def tracked(monkeypatch):
+    monkeypatch.setattr(sessions, "_states", {})
+    monkeypatch.setattr(sessions, "_seen_ended", set())
+    states = {}
+    for sid in ("open", "blip", "closed"):
+        states[sid] = AppState()
+        states[sid].explore.run = states[sid].explore.world = object()  # stands for a live run
+        sessions.track(sid, states[sid])
+    return states
+
+
+def test_a_disconnected_session_keeps_its_run_until_streamlit_forgets_it(tracked):
+    mgr = Manager()
+    mgr.active, mgr.stored = {"open"}, {"blip"}
+    assert sessions.release_ended(mgr) == 0  # "closed" seen gone once: not yet
+    assert sessions.release_ended(mgr) == 1
+    assert tracked["closed"].explore.run is None
+    assert tracked["blip"].explore.run is not None and tracked["open"].explore.run is not None
+    mgr.stored = set()  # the TTL ran out: the session can no longer be resumed
+    sessions.release_ended(mgr)
+    assert sessions.release_ended(mgr) == 1
+    assert tracked["blip"].explore.run is None and tracked["open"].explore.run is not None
+
+
+def test_a_session_back_before_the_second_sweep_keeps_its_run(tracked):
+    mgr = Manager()
+    mgr.active = {"open", "blip"}
+    sessions.release_ended(mgr)  # "closed" seen gone once
+    mgr.active.add("closed")  # ... and back (resumed) before the next sweep
+    assert sessions.release_ended(mgr) == 0
+    assert all(s.explore.run is not None for s in tracked.values())
+
+
+def test_outside_a_server_nothing_is_released(tracked):
+    assert sessions.release_ended() == 0  # no Streamlit runtime in this process
+    assert all(s.explore.run is not None for s in tracked.values())
