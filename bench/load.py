@@ -53,8 +53,11 @@ def _probe(path: str, every: float) -> None:
 
             mgr = Runtime.instance()._session_mgr
             sessions, stored = mgr.num_active_sessions(), mgr.num_sessions()
+            # private counters: a browser that lost its connection under load shows here
+            drops = getattr(mgr, "_disconnect_count", -1), getattr(mgr, "_reconnect_count", -1)
         except Exception:  # noqa: BLE001 - the runtime is not up yet
             sessions = stored = -1
+            drops = (-1, -1)
         if os.path.exists(path + ".gc"):  # asked by the driver: a full collection, once
             os.remove(path + ".gc")
             gc.collect()
@@ -62,7 +65,7 @@ def _probe(path: str, every: float) -> None:
         runs = sum(1 for o in gc.get_objects() if type(o) is Run)
         row = {"t": time.time(), "rss_mb": _status_kb("VmRSS") / 1024,
                "peak_mb": _status_kb("VmHWM") / 1024, "runs": runs, "sessions": sessions,
-               "stored_sessions": stored}
+               "stored_sessions": stored, "disconnects": drops[0], "reconnects": drops[1]}
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
         time.sleep(every)
@@ -162,6 +165,14 @@ class SessionResult:
     seconds: float = 0.0
     error: str = ""
     counters: list = field(default_factory=list)
+    detail: dict = field(default_factory=dict)  # the player's state when it did not finish
+
+
+PLAYER_STATE = """() => { const r = document.querySelector('.fe-player');
+  if (!r) return {player: false};
+  return {...r.dataset, status: (r.querySelector('.fe-status') || {}).textContent,
+          url: location.search, script: (document.querySelector('[data-testid=stApp]') || {
+          dataset: {}}).dataset.testScriptState}; }"""
 
 
 async def _counter(page) -> tuple[int, int] | None:
@@ -200,6 +211,7 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         # under load the first script run (drawing the data) can take minutes: click when idle
         await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
                                      timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
+        run_id = await page.locator(".fe-player").get_attribute("data-run")
         play = page.locator(".fe-player .fe-play")
         await play.click(timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
         left = timeout_s - (time.monotonic() - t0)
@@ -208,6 +220,7 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         res.exceptions = await page.locator(EXCEPTION).count()
         if not res.finished and not res.error:
             res.error = f"stopped at {res.final}"
+            res.detail = {"run_at_play": run_id, **await page.evaluate(PLAYER_STATE)}
     except Exception as exc:  # noqa: BLE001 - report, do not crash the other sessions
         res.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
     finally:
@@ -285,6 +298,8 @@ async def drive(server: Server, sessions: int, query: dict, timeout_s: float,
             "peak_rss_mb": max(s["peak_mb"] for s in during),
             "max_live_runs": max(s["runs"] for s in during),
             "max_sessions": max(s["sessions"] for s in during),
+            "disconnects": during[-1].get("disconnects"),
+            "reconnects": during[-1].get("reconnects"),
             "after_close": {k: released.get(k) for k in ("rss_mb", "runs", "sessions",
                                                           "stored_sessions")},
             "after_gc": {k: collected.get(k) for k in ("rss_mb", "runs", "stored_sessions")},
@@ -338,7 +353,8 @@ def summary(out: dict) -> str:
              f"{done}/{out['sessions']} finished without error in {out['wall_s']:.0f} s "
              f"(per session {times[0]:.0f}-{times[-1]:.0f} s)",
              f"server RSS: {out['baseline_rss_mb']:.0f} MB idle, peak {out['peak_rss_mb']:.0f} MB"
-             f"; max live runs {out['max_live_runs']} for max {out['max_sessions']} sessions",
+             f"; max live runs {out['max_live_runs']} for max {out['max_sessions']} sessions"
+             f"; {out.get('disconnects')} disconnects, {out.get('reconnects')} reconnects",
              f"after the sessions closed: RSS {out['after_close']['rss_mb']:.0f} MB, live runs "
              f"{out['after_close']['runs']}, sessions {out['after_close']['sessions']} active / "
              f"{out['after_close']['stored_sessions']} stored; {out['settle_s']:.0f} s later and "
@@ -346,7 +362,7 @@ def summary(out: dict) -> str:
              f"RSS {out['after_gc']['rss_mb']:.0f} MB, live runs {out['after_gc']['runs']}"]
     for r in out["results"]:
         if r["error"]:
-            lines.append(f"session {r['index']}: {r['error']}")
+            lines.append(f"session {r['index']}: {r['error']} {r.get('detail') or ''}")
     if out["rapid"]:
         r = out["rapid"]
         lines.append(f"rapid changes: {r['changes']} in {r['seconds']:.1f} s; live runs at most "
