@@ -69,66 +69,92 @@ def train_reference(cfg: Config, steps: int | None = None, device: str = "cpu",
     schedule = build_schedule(cfg, ref_stats)
     p0 = init_params(cfg, ref_stats, ds, schedule, "cpu")  # basis = I_d: q is w itself
     dev = torch.device(device)
-    x = torch.as_tensor(ds.z_train, dtype=torch.float32, device=dev)
-    y = torch.as_tensor(ds.y_train, dtype=torch.float32, device=dev)
-    x_test = torch.as_tensor(ds.z_test, dtype=torch.float32, device=dev)
-    y_test = torch.as_tensor(ds.y_test, dtype=torch.float32, device=dev)
+    data = {name: torch.as_tensor(getattr(ds, attr), dtype=torch.float32, device=dev)
+            for name, attr in (("x", "z_train"), ("y", "y_train"), ("x_test", "z_test"),
+                               ("y_test", "y_test"), ("truth", "truth"))}
     theta = {"w": p0.q.to(dev).clone(), "b": p0.b.to(dev).clone(), "a": p0.a.to(dev).clone()}
-    truth = torch.as_tensor(ds.truth, dtype=torch.float32, device=dev)
-    gen = torch.Generator().manual_seed(cfg.seed * 104729 + 3)  # the engine's batch order
-    order, cursor = np.empty(0, dtype=np.int64), 0
+    batches = _Batches(cfg, data["x"], data["y"])
     state: dict = {}  # momentum / Adam moments per parameter
     avg: dict = {}  # running average of the iterates (the reported model) when the stage averages
     out = ReferenceResult()
-    n = x.shape[0]
-
-    def record(t, loss=float("nan")):
-        row = {"step": t, "loss": loss}
-        if probes:
-            rep = avg or theta
-            args = (rep["w"], rep["b"], rep["a"], rep.get("c"))
-            row["train_loss"], row["train_acc"] = _evaluate(*args, x, y, schedule.truncated)
-            row["test_loss"], row["test_acc"] = _evaluate(*args, x_test, y_test,
-                                                          schedule.truncated)
-            w = rep["w"]
-            cos = (w @ truth) / (w.norm(dim=1) * truth.norm()).clamp_min(1e-30)
-            row["cos_max"] = float(cos.max())
-        out.steps.append(row)
-        if on_step is not None:
-            on_step(row)
-
-    record(0)
+    record = _Recorder(out, data, schedule.truncated, probes, on_step)
+    record(0, theta)
     for t in range(1, (steps if steps is not None else cfg.T) + 1):
         sp = schedule.at(t)
-        if sp.full_batch or cfg.batch >= n:
-            xb, yb = x, y
-        else:
-            if cursor + cfg.batch > len(order):
-                order, cursor = torch.randperm(n, generator=gen).numpy(), 0
-            idx = torch.as_tensor(order[cursor:cursor + cfg.batch], device=dev)
-            cursor += cfg.batch
-            xb, yb = x[idx], y[idx]
+        xb, yb = batches.draw(sp.full_batch)
         if sp.intercept and "c" not in theta:
             theta["c"] = torch.zeros((), device=dev)
-        names = list(theta)
-        params = [theta[k].requires_grad_(True) for k in names]
-        g = smoothed_activation(xb @ theta["w"].T + theta["b"], sp.xi, schedule.truncated) \
-            @ theta["a"] + theta.get("c", 0.0)
-        loss = (1.0 - yb * g).clamp_min(0.0).mean()
-        grads = dict(zip(names, torch.autograd.grad(loss, params), strict=True))
-        lam = {"w": sp.lam_w, "b": 0.0, "a": sp.lam_a, "c": 0.0}
-        eta = _eta(sp, t, cfg.T)
-        with torch.no_grad():
-            theta = {k: _update(k, theta[k].detach(), grads[k], lam[k], sp, eta, state, cfg.d)
-                     for k in names}
-            if sp.ema > 0:
+        theta, loss = _step(theta, xb, yb, sp, _eta(sp, t, cfg.T), state, cfg.d,
+                            schedule.truncated)
+        if sp.ema > 0:
+            with torch.no_grad():
                 avg = {k: v.clone() if k not in avg else sp.ema * avg[k] + (1 - sp.ema) * v
                        for k, v in theta.items()}
-        record(t, float(loss.detach()))
+        record(t, avg or theta, loss)
     rep = avg or theta  # the reported model, as the engine's Run.params
     out.w, out.b, out.a = rep["w"].detach(), rep["b"].detach(), rep["a"].detach()
     out.seconds = time.perf_counter() - t_start
     return out
+
+
+class _Batches:
+    """The engine's mini-batch order: a fresh permutation whenever the current one runs out."""
+
+    def __init__(self, cfg: Config, x: torch.Tensor, y: torch.Tensor):
+        self.x, self.y, self.batch = x, y, cfg.batch
+        self.gen = torch.Generator().manual_seed(cfg.seed * 104729 + 3)
+        self.order, self.cursor = np.empty(0, dtype=np.int64), 0
+
+    def draw(self, full_batch: bool):
+        n = self.x.shape[0]
+        if full_batch or self.batch >= n:
+            return self.x, self.y
+        if self.cursor + self.batch > len(self.order):
+            self.order, self.cursor = torch.randperm(n, generator=self.gen).numpy(), 0
+        idx = torch.as_tensor(self.order[self.cursor:self.cursor + self.batch],
+                              device=self.x.device)
+        self.cursor += self.batch
+        return self.x[idx], self.y[idx]
+
+
+class _Recorder:
+    """One row per step: the loss, and with probes the accuracies and max cosine to Σ_A M."""
+
+    def __init__(self, out: ReferenceResult, data: dict, truncated: bool, probes: bool,
+                 on_step):
+        self.out, self.data, self.truncated = out, data, truncated
+        self.probes, self.on_step = probes, on_step
+
+    def __call__(self, t: int, rep: dict, loss: float = float("nan")) -> None:
+        row = {"step": t, "loss": loss}
+        if self.probes:
+            d = self.data
+            args = (rep["w"], rep["b"], rep["a"], rep.get("c"))
+            row["train_loss"], row["train_acc"] = _evaluate(*args, d["x"], d["y"],
+                                                            self.truncated)
+            row["test_loss"], row["test_acc"] = _evaluate(*args, d["x_test"], d["y_test"],
+                                                          self.truncated)
+            w, truth = rep["w"], d["truth"]
+            cos = (w @ truth) / (w.norm(dim=1) * truth.norm()).clamp_min(1e-30)
+            row["cos_max"] = float(cos.max())
+        self.out.steps.append(row)
+        if self.on_step is not None:
+            self.on_step(row)
+
+
+def _step(theta: dict, xb, yb, sp, eta: float, state: dict, d: int, truncated: bool):
+    """One step: autograd through the smoothed activation and the hinge loss, then the update."""
+    names = list(theta)
+    params = [theta[k].requires_grad_(True) for k in names]
+    g = smoothed_activation(xb @ theta["w"].T + theta["b"], sp.xi, truncated) \
+        @ theta["a"] + theta.get("c", 0.0)
+    loss = (1.0 - yb * g).clamp_min(0.0).mean()
+    grads = dict(zip(names, torch.autograd.grad(loss, params), strict=True))
+    lam = {"w": sp.lam_w, "b": 0.0, "a": sp.lam_a, "c": 0.0}
+    with torch.no_grad():
+        theta = {k: _update(k, theta[k].detach(), grads[k], lam[k], sp, eta, state, d)
+                 for k in names}
+    return theta, float(loss.detach())
 
 
 def _eta(sp, t, T):

@@ -139,16 +139,7 @@ def start_app(
     Raises RuntimeError, with the tail of the server log, if the server exits or is not
     healthy within `timeout` seconds.
     """
-    if log_path is None:
-        fd, name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
-        os.close(fd)
-        log_path = name
-    log_path = Path(log_path)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-
-    env = dict(os.environ)
-    env.update(PYTHONUNBUFFERED="1", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-
+    log_path = _log_file(log_path)
     last_error = ""
     for _ in range(attempts if port is None else 1):
         use_port = port if port is not None else free_port(host)
@@ -161,26 +152,10 @@ def start_app(
             "--server.fileWatcherType", "none",
             *extra_args,
         ]  # fmt: skip
-        with open(log_path, "ab") as log:
-            log.write(f"$ {' '.join(cmd)}\n".encode())
-            log.flush()
-            proc = subprocess.Popen(
-                cmd,
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # own process group: stop() kills streamlit and children
-            )
-        server = AppServer(f"http://{host}:{use_port}", use_port, log_path, proc)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not server.alive():
-                break
-            if health_ok(server.url):
-                return server
-            time.sleep(0.25)
+        server = AppServer(f"http://{host}:{use_port}", use_port, log_path,
+                           _launch(cmd, log_path))
+        if _healthy_within(server, timeout):
+            return server
         alive = server.alive()
         server.stop()
         what = f"did not become healthy within {timeout:.0f} s" if alive else "exited"
@@ -190,6 +165,41 @@ def start_app(
         if alive or "already in use" not in server.log_text():
             break  # only a port collision is worth another attempt
     raise RuntimeError(last_error)
+
+
+def _log_file(log_path: str | os.PathLike | None) -> Path:
+    """The server log's path (a fresh temporary file when none is given), its folder made."""
+    if log_path is None:
+        fd, name = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
+        os.close(fd)
+        log_path = name
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    return log_path
+
+
+def _launch(cmd: list[str], log_path: Path) -> subprocess.Popen:
+    """Start cmd from the repo root, its output appended to the log, in its own process group
+    (so that stop() kills streamlit and its children)."""
+    env = dict(os.environ)
+    env.update(PYTHONUNBUFFERED="1", STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    with open(log_path, "ab") as log:
+        log.write(f"$ {' '.join(cmd)}\n".encode())
+        log.flush()
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _healthy_within(server: AppServer, timeout: float) -> bool:
+    """Poll /_stcore/health until it answers, the process exits, or `timeout` seconds pass."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not server.alive():
+            return False
+        if health_ok(server.url):
+            return True
+        time.sleep(0.25)
+    return False
 
 
 def wait_for_app_run(page: Any, timeout_ms: float = 60_000) -> None:

@@ -116,3 +116,20 @@ def test_reference_extrapolates_from_a_few_steps():
     assert out["total_s"] == pytest.approx(out["setup_s"] + st["step1"] + st["step2"]
                                            + 10 * st["median_later"])
     assert out["final"]["step"] == 6
+
+
+def test_batched_seeds_benchmark_writes_its_figures(tmp_path, capsys):
+    """`python -m bench.sweep` (#15's measurement): the batched and one-by-one seeds give the
+    same accuracies, and the JSON carries the ratios it prints."""
+    from bench.sweep import main as sweep_main
+
+    threads = torch.get_num_threads()
+    try:
+        assert sweep_main(["--seeds", "2", "--methods", "rf", "--json",
+                           str(tmp_path / "s.json")]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    out = json.loads((tmp_path / "s.json").read_text())
+    assert out["seeds"] == 2 and out["batched_rows"] == 2 and out["max_test_acc_diff"] == 0
+    assert out["ratio_batched"] == pytest.approx(out["seeds_batched_s"] / out["one_seed_s"])
+    assert len(out["cpu_s"]) == 3 and "target ≤ 2.5×" in capsys.readouterr().out
