@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.presets import preset_config
@@ -72,4 +73,17 @@ def test_defaults_follow_a_moved_control_and_a_loaded_preset():
     at.selectbox(key="w_preset").select("quick-parity").run()
     assert at.number_input(key="w_T").value == preset_config("quick-parity").T
     assert _default(at.selectbox(key="w_preset")).startswith("quick-parity ")
+    assert mismatches(at) == []
+
+
+@pytest.mark.parametrize("preset", ["paper-interval", "dm-sparse-parity", "paper-mog-1",
+                                    "real-digits-01", "fcb-xor", "theory-parity"])
+def test_each_worlds_controls_default_to_its_setting(preset):
+    """The controls one world or labeling alone shows (interval thresholds, mixture widths,
+    the real data's class pair, the theory variant) follow the same rule."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    for name, value in {"preset": preset, "n": "2000", "n_test": "1000", "T": "5"}.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception
     assert mismatches(at) == []
