@@ -49,7 +49,7 @@ def release_ended(manager=None) -> int:
     """Drop run and data of every registered session Streamlit has forgotten.
 
     A session that is merely disconnected keeps its run: a network blip of a few seconds
-    (measured: a loaded 2-core server) must not cost a student the run they are watching.
+    (a flaky classroom network, a busy server) must not cost a student the run they watch.
     """
     known = known_ids(manager)
     if known is None:
