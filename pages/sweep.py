@@ -36,12 +36,6 @@ if df.empty or not axes:
 methods = list(dict.fromkeys(df["method"]))
 c1, c2, c3 = st.columns(3)
 metric = c1.selectbox("summary", list(sd.METRICS), format_func=sd.METRICS.get)
-views = [LABELS.get(m, m) for m in methods]
-if "network" in methods and "ntk" in methods:
-    views.append("Network − NTK")
-view = c2.selectbox("method", views)
-minus = "ntk" if view == "Network − NTK" else None
-method = "network" if minus else methods[views.index(view)]
 x = c3.selectbox("x axis", axes)
 others = [a for a in axes if a != x]
 y = c3.selectbox("y axis", others) if others else None
@@ -50,23 +44,36 @@ fixed = {}
 for name in [a for a in axes if a not in (x, y)]:
     fixed[name] = st.selectbox(f"{name} (fixed)", sorted(df[name].unique()))
 
-values = sd.fix_others(sd.per_seed(df, axes, metric, method, minus), fixed)
-title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
-    f"{k}={v}" for k, v in fixed.items()))
-if y is not None:
+
+def heat_panel(column) -> None:
+    """Heat map of one method (or Network − NTK per seed) over x × y; a click gives links."""
+    views = [LABELS.get(m, m) for m in methods]
+    if "network" in methods and "ntk" in methods:
+        views.append("Network − NTK")
+    view = column.selectbox("method", views, help="whose summary the heat map shows")
+    minus = "ntk" if view == "Network − NTK" else None
+    method = "network" if minus else methods[views.index(view)]
+    values = sd.fix_others(sd.per_seed(df, axes, metric, method, minus), fixed)
+    title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
+        f"{k}={v}" for k, v in fixed.items()))
     agg = sd.over_seeds(values, [x, y])
     event = st.plotly_chart(heatmap(agg, x, y, title, minus is not None), key="sweep_heat",
                             on_select="rerun", selection_mode="points")
     points = event.selection.points if event and event.selection else []
-    if points:
-        xs = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[x].unique()}
-        ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
-        setting = {x: xs[str(points[0]["x"])], y: ys[str(points[0]["y"])], **fixed}
-        explore, compare = sd.cell_links(spec, setting, tuple(methods))
-        where = ", ".join(f"{k}={v}" for k, v in setting.items())
-        st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
-    else:
+    if not points:
         st.caption("Click a cell to open that setting in Explore or Compare.")
+        return
+    xs = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[x].unique()}
+    ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
+    setting = {x: xs[str(points[0]["x"])], y: ys[str(points[0]["y"])], **fixed}
+    explore, compare = sd.cell_links(spec, setting, tuple(methods))
+    where = ", ".join(f"{k}={v}" for k, v in setting.items())
+    st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+
+
+# a sweep over one setting has no heat map: its lines below show every method
+if y is not None:
+    heat_panel(c2)
 
 line_y = st.selectbox(f"lines at {y} =", sorted(df[y].unique())) if y is not None else None
 line_rows = []

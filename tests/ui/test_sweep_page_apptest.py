@@ -79,3 +79,14 @@ def test_lines_tick_only_the_swept_values():
     fig = lines(agg, "k", "test accuracy over k", "test accuracy")
     assert fig.layout.xaxis.tickvals == (1, 3, 5) and fig.layout.xaxis.ticktext == ("1", "3", "5")
     assert [t.name for t in fig.data] == ["Network", "NTK"]
+
+
+def test_a_one_setting_sweep_shows_lines_of_every_method_and_no_heat_map_picker():
+    """docs/results/sweep-separation-vs-k.sqlite sweeps k alone: no heat map, so no control
+    that would pick one method for it (it used to show 'method: Network' doing nothing)."""
+    at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
+    assert "method" not in [s.label for s in at.selectbox]
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1
+    names = [t["name"] for t in json.loads(charts[0].proto.spec)["data"]]
+    assert {"Network", "NTK", "RF"} <= set(names), names
