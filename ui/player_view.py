@@ -32,8 +32,17 @@ def session(state: AppState) -> dict:
         # a weak reference: the session sweeper (ui/sessions.py) must be able to free the run
         p = state.explore.player = {"run": weakref.ref(state.explore.run),
                                     "id": uuid.uuid4().hex[:12], "sent": 0, "want": 1,
-                                    "view": view}
+                                    "view": view, "resends": 0}
     return p
+
+
+def _resend_from(p: dict, have) -> None:
+    """The browser holds `have` frames: the ones sent after those go again. The count goes
+    into the next batch, so that it differs from the last one the browser was given (the
+    browser does not call the component again for the same data)."""
+    have = int(have)
+    if have < p["sent"]:
+        p["sent"], p["resends"] = have, p["resends"] + 1
 
 
 def _on_want(state: AppState) -> None:
@@ -42,14 +51,14 @@ def _on_want(state: AppState) -> None:
     if value.get("run") == p["id"]:
         p["want"] = int(value.get("n", 1))
         # the browser says what it holds: frames sent but never seen go again
-        p["sent"] = min(p["sent"], int(value.get("have", p["sent"])))
+        _resend_from(p, value.get("have", p["sent"]))
 
 
 def _on_have(state: AppState) -> None:
     value = (st.session_state.get(KEY) or {}).get("have") or {}
     p = session(state)
     if value.get("run") in (p["id"], ""):  # "": a player that has no run's frames at all
-        p["sent"] = min(p["sent"], int(value.get("n", 0)))
+        _resend_from(p, value.get("n", 0))
 
 
 def _on_view(state: AppState) -> None:
@@ -113,7 +122,7 @@ def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
         p["meta"] = playback.meta(state, p["id"])
     data = playback.batch(state, p["meta"], p["sent"])
     p["sent"] = data["start"] + len(data["frames"]["step"])
-    data.update(view=p["view"], theme=theme, present=present)
+    data.update(view=p["view"], theme=theme, present=present, resends=p["resends"])
     _component(key=KEY, data=data, on_want_change=lambda: _on_want(state),
                on_have_change=lambda: _on_have(state), on_view_change=lambda: _on_view(state),
                height="content")

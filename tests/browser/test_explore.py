@@ -198,3 +198,24 @@ def test_every_setting_and_the_view_round_trip_through_the_url(page: Page, serve
         assert query.get(name) == value, (name, page.url)
     expect(page.locator(EXCEPTION)).to_have_count(0)
     assert "Traceback" not in server_log, server_log.text
+
+
+DROP_BATCHES = "() => { globalThis.FE_PLAYER.store.append = () => 0; }"  # lost on the way
+KEEP_BATCHES = "() => { delete globalThis.FE_PLAYER.store.append; }"
+
+
+def test_a_lost_last_batch_is_asked_for_again(page: Page, server_log, wait_for_app) -> None:
+    """A batch the browser never saw while the server counts it as sent, with no later batch
+    to reveal the gap: a paused player used to wait for ever (CI: a link with step=5 stuck at
+    step 0). The waiting player asks again, saying what it holds, and the server resends."""
+    open_small(page, wait_for_app)
+    wait_step(page, 0)
+    page.evaluate(DROP_BATCHES)
+    page.click(f"{PLAYER} .fe-step")  # at the edge: the server computes frame 1 and sends it
+    page.wait_for_timeout(3000)  # ... and every copy of it is lost
+    assert shown(page)["step"] == "0" and shown(page)["frames"] == "1", shown(page)
+    page.evaluate(KEEP_BATCHES)
+    wait_step(page, 1, 10)
+    assert int(shown(page).get("reasks", 0)) >= 1, shown(page)
+    expect(page.locator(EXCEPTION)).to_have_count(0)
+    assert "Traceback" not in server_log, server_log.text

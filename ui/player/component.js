@@ -16,8 +16,7 @@ export default function (component) {
     want: (run, n, have) => setStateValue("want", {run: run, n: n, have: have, t: Date.now()}),
     view: (v) => setStateValue("view", v),
   };
-  watchEmpty(p, setStateValue);
-  if (!data) return;
+  if (!data) return watchPending(p, setStateValue);
   let st = p.store;
   if (!st || st.run !== data.meta.run) {
     st = FE_STORES.get(data.meta.run);
@@ -40,19 +39,29 @@ export default function (component) {
     st.done = !!data.done; st.error = data.error || "";
   }
   p.update();
+  watchPending(p, setStateValue);
 }
 
-/* A player with no frame yet asks for frame 0 until it has one, first after 0.6 s (the first
- * batch normally lands within 0.45 s), then every 1.5 s: once in a while a fresh page's first
- * batch never arrived (the server had counted it as sent), and with the timer off nothing would
- * ever send it again. An ask that crosses a late batch only makes the server send frame 0 twice,
- * which the store ignores. */
-function watchEmpty(p, setStateValue) {
-  clearTimeout(p.emptyTimer);
+/* A player waiting for frames (none yet, the step a link asked for, Step pressed at the edge)
+ * asks again when none came for a while, saying how many it holds; the server sends from there.
+ * A batch can be lost on the way (a newer script run's message replaces it before the browser
+ * sees it) while the server counts it as sent: with no later batch to show the gap, a paused
+ * player waited for ever (CI: a link with step=5 stuck at step 0). Playing re-asks on its own
+ * (FEPlayer.tick). The first ask comes after 0.6 s with no frame at all (the first batch
+ * normally lands within 0.45 s), else after 1.5 s without a new frame; a batch that crosses an
+ * ask only comes twice, and the store skips frames it has. */
+function watchPending(p, setStateValue) {
+  const n = p.store ? p.store.n : 0;
+  if (p.pendingTimer && p.pendingN === n) return;  // nothing new: the running timer stands
+  clearTimeout(p.pendingTimer);
+  p.pendingTimer = null; p.pendingN = n;
   const ask = () => {
-    if (p.store && p.store.n) return;
-    setStateValue("have", {run: p.store ? p.store.run : "", n: 0, t: Date.now()});
-    p.emptyTimer = setTimeout(ask, 1500);
+    p.pendingTimer = null;
+    if (!p.waiting()) return;
+    setStateValue("have", {run: p.store ? p.store.run : "", n: p.store ? p.store.n : 0,
+      t: Date.now()});
+    p.root.dataset.reasks = +(p.root.dataset.reasks || 0) + 1;  // tests and bench.load read it
+    p.pendingTimer = setTimeout(ask, 1500);
   };
-  if (!p.store || !p.store.n) p.emptyTimer = setTimeout(ask, 600);
+  if (p.waiting()) p.pendingTimer = setTimeout(ask, n ? 1500 : 600);
 }

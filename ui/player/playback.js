@@ -89,9 +89,20 @@ class FEPlayer {
     const st = this.store;
     if (!st) return;
     if (this.wantStep && st.n > this.wantStep) { this.seek(this.wantStep); this.wantStep = 0; }
+    const over = st.done || st.error;  // no more frames will come
+    if (this.wantStep && over && st.n) { this.seek(st.n - 1); this.wantStep = 0; }  // a step past T
     if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); }
+    if (this.waitStep && over) this.waitStep = false;
     this.scrub.max = Math.max(0, st.n - 1);
     this.draw();
+  }
+
+  /* Whether frames are owed: none yet, the step a link asked for, a Step pressed at the edge. */
+  waiting() {
+    const st = this.store;
+    if (!st || !st.n) return true;
+    if (st.done || st.error) return false;
+    return (this.wantStep > 0 && st.n <= this.wantStep) || this.waitStep;
   }
 
   act(a) {
