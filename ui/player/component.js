@@ -33,7 +33,7 @@ export default function (component) {
   }
   p.setOptions({theme: data.theme || "light", present: !!data.present});
   if (data.start > st.n) {  // a batch went missing: ask for the frames from what we hold
-    setStateValue("have", {run: st.run, n: st.n, t: Date.now()});
+    askFromHeld(p, setStateValue);
   } else {  // "done" only counts with every frame in hand, else Play would stop at the gap
     if (data.frames) st.append(data.frames, data.start);
     st.done = !!data.done; st.error = data.error || "";
@@ -58,10 +58,15 @@ function watchPending(p, setStateValue) {
   const ask = () => {
     p.pendingTimer = null;
     if (!p.waiting()) return;
-    setStateValue("have", {run: p.store ? p.store.run : "", n: p.store ? p.store.n : 0,
-      t: Date.now()});
+    askFromHeld(p, setStateValue);
     p.root.dataset.reasks = +(p.root.dataset.reasks || 0) + 1;  // tests and bench.load read it
     p.pendingTimer = setTimeout(ask, 1500);
   };
   if (p.waiting()) p.pendingTimer = setTimeout(ask, n ? 1500 : 600);
+}
+
+/* Tell the server how many frames the player holds; it sends the rest ("": no run's frames). */
+function askFromHeld(p, setStateValue) {
+  setStateValue("have", {run: p.store ? p.store.run : "", n: p.store ? p.store.n : 0,
+    t: Date.now()});
 }

@@ -88,9 +88,10 @@ class FEPlayer {
   update() {
     const st = this.store;
     if (!st) return;
-    if (this.wantStep && st.n > this.wantStep) { this.seek(this.wantStep); this.wantStep = 0; }
-    const over = st.done || st.error;  // no more frames will come
-    if (this.wantStep && over && st.n) { this.seek(st.n - 1); this.wantStep = 0; }  // a step past T
+    const over = st.done || st.error;  // no more frames will come (a link's step may be past T)
+    if (this.wantStep && st.n && (st.n > this.wantStep || over)) {
+      this.seek(Math.min(this.wantStep, st.n - 1)); this.wantStep = 0;
+    }
     if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); }
     if (this.waitStep && over) this.waitStep = false;
     this.scrub.max = Math.max(0, st.n - 1);
