@@ -94,6 +94,7 @@ def test_moving_a_slider_restarts(page: Page, server_log, wait_for_app) -> None:
 def test_the_view_round_trips_through_the_url(page: Page, server_log, wait_for_app) -> None:
     open_small(page, wait_for_app, speed="50", colour="sign", smooth="0.6", step="5")
     wait_step(page, 5)
+    expect(page.locator(f"{PLAYER} .fe-scrub")).to_have_value("5")  # the thumb agrees
     expect(page.locator(f"{PLAYER} select.fe-speed")).to_have_value("50")
     expect(page.locator(f"{PLAYER} select.fe-colour")).to_have_value("sign")
     expect(page.locator(f"{PLAYER} select.fe-smooth")).to_have_value("0.6")

@@ -88,13 +88,15 @@ class FEPlayer {
   update() {
     const st = this.store;
     if (!st) return;
+    // the range first: a seek beyond the old max would be clamped by the browser (a link's
+    // step=5 showed "step 5" with the scrubber's thumb at 0)
+    this.scrub.max = Math.max(0, st.n - 1);
     const over = st.done || st.error;  // no more frames will come (a link's step may be past T)
     if (this.wantStep && st.n && (st.n > this.wantStep || over)) {
       this.seek(Math.min(this.wantStep, st.n - 1)); this.wantStep = 0;
     }
     if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); }
     if (this.waitStep && over) this.waitStep = false;
-    this.scrub.max = Math.max(0, st.n - 1);
     this.draw();
   }
 
