@@ -24,8 +24,9 @@ BALANCES = ("steps12", "all", "off")
 # The settings every world shares, declared once. Names follow the paper's symbols.
 COMMON: dict[str, Spec] = {
     # the worlds are the registry's (engine/scenarios/__init__.py); its first is the default
-    "scenario": Spec(str, choices=tuple(WORLDS), label="scenario", help="data world",
-                     default=next(iter(WORLDS))),
+    "scenario": Spec(str, choices=tuple(WORLDS), label="scenario", default=next(iter(WORLDS)),
+                     help="data world: " + "; ".join(f"{r.name}: {r.label}"
+                                                    for r in WORLDS.values())),
     "labeling": Spec(str, choices=LABELINGS, label="labeling",
                      help="parity: D_mix of App. E.1.1; interval: count in [t1, t2]; "
                           "threshold: count > k/2; custom: count in P", default="parity"),

@@ -58,7 +58,7 @@ class WorldRecord:
     contract; engine/scenarios/__init__.py explains each hook."""
 
     name: str  # its value of Config.scenario
-    label: str  # one line for people (the CLI's `worlds`, the sidebar's help)
+    label: str  # one line for people (the scenario setting's help: CLI `settings`, sidebar)
     make_dataset: Callable  # (cfg, space) -> engine.data.Dataset
     settings: dict[str, Spec] = field(default_factory=dict)  # settings this world declares
     shared: tuple[str, ...] = ()  # another world's settings that this one reads too
