@@ -11,6 +11,7 @@ from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .methods import DEFAULT_METHODS, METHODS
+from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
 from .seeds import SeedSeries
@@ -63,7 +64,9 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
         values[key] = value
     if args.seed is not None:
         values["seed"] = args.seed
-    return from_dict(values), preset
+    cfg = from_dict(values)
+    refuse_unread(cfg, given)  # a value the run ignores would only look like it mattered
+    return cfg, preset
 
 
 def parse_methods(text: str) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
+from .free_text import check_free_text
 from .population import label_set
 from .relations import check_relations
 from .spec import Spec
@@ -245,6 +246,7 @@ def validate(cfg: Config) -> Config:
         if SPECS[name].kind is str and len(str(getattr(cfg, name))) > MAX_TEXT:
             raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
                               f"at most {MAX_TEXT} characters")
+    check_free_text(cfg)  # in every world: P and pair reach printed commands and links
     check_relations(cfg)
     if _world_rules is not None:
         _world_rules(cfg)

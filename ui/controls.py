@@ -11,6 +11,7 @@ from engine import scenarios
 from engine.config import SPECS, Config, ConfigError, validate
 from engine.echo import markdown_plain
 from engine.presets import PRESETS, preset_config
+from engine.reads import READ_IF
 from engine.spec import Spec
 from ui.state import AppState, matching_preset
 
@@ -32,9 +33,7 @@ MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
 # Which settings matter for which labeling or schedule (others are hidden, not reset); the
 # settings of one data world alone are declared by that world (engine.scenarios.shows).
 ONLY_IF = {
-    "p_a": lambda c: c.labeling != "parity", "t1": lambda c: c.labeling == "interval",
-    "t2": lambda c: c.labeling == "interval", "P": lambda c: c.labeling == "custom",
-    "theory": lambda c: c.schedule == "theory",
+    **{name: rule for name, (rule, _) in READ_IF.items()},
     "momentum": lambda c: c.schedule == "standard",
 }
 

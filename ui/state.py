@@ -9,10 +9,11 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from engine.config import Config, ConfigError, diff, from_dict
+from engine.config import Config, ConfigError, from_dict
 from engine.echo import markdown_plain, plain, quoted
 from engine.methods import DEFAULT_METHODS, METHODS
 from engine.presets import PRESETS, preset_config
+from engine.reads import read_diff, refuse_unread
 from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
 
@@ -113,7 +114,9 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
     # Drop the offending setting and retry: each pass removes one value, so this ends.
     for _ in range(len(values) + 1):
         try:
-            return from_dict(values), methods, warnings
+            cfg = from_dict(values)
+            refuse_unread(cfg, values)  # a value the run ignores is dropped with its reason
+            return cfg, methods, warnings
         except ConfigError as err:
             if err.name in values:
                 warnings.append(f"{err} — using the default {plain(err.name, 40)} instead.")
@@ -145,7 +148,7 @@ def fmt_value(value: Any) -> str:
 
 def url_params(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
     """Only the settings that differ from the paper's default (plus a non-default method list)."""
-    out = {k: fmt_value(v) for k, v in diff(cfg).items()}
+    out = {k: fmt_value(v) for k, v in read_diff(cfg).items()}
     if methods is not None and tuple(methods) != DEFAULT_METHODS:
         out[METHODS_PARAM] = ",".join(methods)
     return out

@@ -11,6 +11,7 @@ from .. import guard
 from .. import presets as preset_mod
 from ..config import SPECS, Config, ConfigError, coerce, from_dict
 from ..methods import METHODS
+from ..reads import refuse_unread
 
 MAX_CELLS = 10_000  # settings × seeds × methods: beyond this a sweep is surely a typo
 MAX_SEEDS = 100
@@ -130,6 +131,7 @@ def check(spec: SweepSpec, limits: bool = True) -> list[tuple[dict, Config]]:
     for setting in settings:
         try:
             cfg = spec.config(setting, spec.seed)
+            refuse_unread(cfg, [*spec.fixed, *setting])
             if limits:
                 guard.check(cfg, spec.methods, embed=False)
         except ConfigError as err:
