@@ -194,7 +194,8 @@ def coerce(name: str, raw: Any) -> Any:
         raise ConfigError(name, raw, spec.allowed())
     if spec.kind is str:
         return str(raw).strip()
-    if isinstance(raw, str) and not raw.isascii():  # float() takes '５' and other digits
+    # float() takes '５' and other scripts' digits, and reads '1_1' as 11
+    if isinstance(raw, str) and (not raw.isascii() or "_" in raw):
         raise ConfigError(name, raw, spec.allowed() + ", in ASCII digits")
     try:
         value = float(raw)

@@ -11,7 +11,7 @@ from engine.config import ConfigError
 from engine.methods import METHODS
 from engine.presets import PRESETS
 from engine.sweep import SweepSpec, run_sweep
-from engine.sweep.spec import parse_methods, parse_pair, parse_values
+from engine.sweep.spec import parse_fixed, parse_methods, parse_pair, parse_values
 from ui.state import SweepState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,6 +19,7 @@ STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
 MAX_PAGE_RUNS = 24  # settings × seeds a page may run (each also within engine/guard.py)
 
 
+MAX_FORM_TEXT = 2000  # characters of a form field: a grid of a few hundred values
 PICK_KEY = "sweep_pick"  # the picker widget's key
 
 
@@ -61,11 +62,11 @@ def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
             axes.append((name, parse_values(name, values)))
     if not axes:
         raise ConfigError("grid", "", "at least one KEY=V1,V2,... line")
-    fix = dict(parse_pair(t, "fixed") for t in fixed.split() if t.strip())
+    fix = parse_fixed(fixed.split(), "fixed")
     spec = SweepSpec(preset, fix, tuple(axes), (), seeds, 0,
                      parse_methods(",".join(methods)), "cpu")
-    if len(spec.settings()) * seeds > MAX_PAGE_RUNS:
-        raise ConfigError("grid", f"{len(spec.settings())} settings × {seeds} seeds",
+    if spec.count() * seeds > MAX_PAGE_RUNS:  # counted from the axis lengths, nothing built
+        raise ConfigError("grid", f"{spec.count()} settings × {seeds} seeds",
                           f"at most {MAX_PAGE_RUNS} runs from the page (use the command line "
                           "for more: python -m engine sweep)")
     return spec
@@ -76,9 +77,10 @@ def run_form(state: SweepState) -> None:
     with st.expander("Run a small sweep here", expanded=False), st.form("sweep_form"):
         names = list(PRESETS)
         preset = st.selectbox("base preset", names, index=names.index("quick-parity"))
-        g1 = st.text_input("grid 1", "k=1,3,5", help="a setting and its values")
-        g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4")
-        fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000")
+        text = {"max_chars": MAX_FORM_TEXT}
+        g1 = st.text_input("grid 1", "k=1,3,5", help="a setting and its values", **text)
+        g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4", **text)
+        fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000", **text)
         seeds = st.number_input("seeds", 1, 5, 2)
         methods = st.multiselect("methods", METHODS, ["network", "ntk"])
         go = st.form_submit_button("Run sweep")
