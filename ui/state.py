@@ -73,8 +73,8 @@ class CompareState:
 class SweepState:
     """Sweep's page: the sweeps this session added (uploads, runs from the page) and where."""
 
-    sources: dict[str, Path] = field(default_factory=dict)  # picker label -> .sqlite path
-    tmpdir: Path | None = None  # this session's folder for uploads and page runs
+    sources: dict[str, Path | bytes] = field(default_factory=dict)  # label -> a store file
+    # or its bytes (uploads and page runs are kept in memory, not on disk)
     uploaded: str | None = None  # file id of the last upload stored (reruns keep one copy)
 
 

@@ -78,7 +78,8 @@ def spec_from_args(args) -> SweepSpec:
     if not (axes or cells):
         axes, cells = list(base.axes), base.cells
     spec = SweepSpec(args.preset or base.preset, {**base.fixed, **fixed}, tuple(axes), cells,
-                     parse_int("--seeds", args.seeds or base.seeds, 1, MAX_SEEDS),
+                     parse_int("--seeds", base.seeds if args.seeds is None else args.seeds, 1,
+                               MAX_SEEDS),
                      parse_int("--seed", args.seed, 0, 2**31 - 1 - MAX_SEEDS),
                      parse_methods(args.methods) if args.methods is not None else base.methods,
                      args.device)
