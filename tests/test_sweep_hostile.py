@@ -250,3 +250,18 @@ def test_a_sweep_that_fails_before_its_first_row_leaves_no_file(tmp_path, capsys
                                   str(tmp_path / "s")], capsys)
     assert code == 3, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dead_ray_address_fails_fast_in_one_line(tmp_path, capsys):
+    t0 = time.perf_counter()
+    code, _, err = run_sweep_cli([*G, "--executor", "ray", "--address", "127.0.0.1:1",
+                                  "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and "127.0.0.1:1" in assert_one_line(err), err
+    assert time.perf_counter() - t0 <= 30 and list(tmp_path.iterdir()) == []
+
+
+def test_ray_client_address_names_the_install_line(tmp_path, capsys):
+    code, _, err = run_sweep_cli([*G, "--executor", "ray", "--address", "ray://127.0.0.1:1",
+                                  "--out", str(tmp_path / "s")], capsys)
+    assert code == 2
+    assert "ray[client]" in err or "no answer at 127.0.0.1:1" in err, err
