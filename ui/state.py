@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from engine.config import Config, ConfigError, from_dict
+from engine.config import SPECS, Config, ConfigError, from_dict
 from engine.echo import markdown_plain, plain, quoted
 from engine.methods import DEFAULT_METHODS, METHODS
 from engine.presets import PRESETS, preset_config
@@ -111,6 +111,10 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
     methods, bad = parse_methods(params.get(METHODS_PARAM))
     if bad:
         warnings.append(bad)
+    unknown = [k for k in values if k not in SPECS]
+    if unknown:  # one warning for them all, however many a link carries
+        values = {k: v for k, v in values.items() if k in SPECS}
+        warnings.append(unknown_keys(unknown))
     # Drop the offending setting and retry: each pass removes one value, so this ends.
     for _ in range(len(values) + 1):
         try:
@@ -125,6 +129,14 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
                 warnings.append(f"{err} — using the default settings instead.")
                 break
     return Config(), methods, warnings
+
+
+def unknown_keys(names: list[str]) -> str:
+    """One bounded line naming a link's unknown keys (the first few, and how many)."""
+    shown = ", ".join(plain(n, 24) for n in names[:5])
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return (f"unknown setting{'s' if len(names) > 1 else ''} {shown}{more} — not settings of "
+            "this app, ignored.")
 
 
 def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
@@ -164,7 +176,8 @@ def read_url(state: AppState) -> None:
         return
     name, preset_warning = params.get("preset"), []
     if name and name not in PRESETS:
-        preset_warning = [f"preset={name!r} is not a known preset — using the settings alone."]
+        preset_warning = [f"preset={quoted(name)} is not a known preset — using the settings "
+                          "alone."]
     elif name:  # the preset's settings, then whatever the link overrides
         params = {**url_params(preset_config(name)), **params}
     cfg, methods, warnings = parse_params(params)
