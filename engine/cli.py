@@ -142,7 +142,9 @@ def _preflight(args):
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
                           f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
     # refuse what this host's limits do not allow (dropping the activation cache first)
-    cache = guard.check(cfg, methods, embed=False).feature_cache
+    # (the first seed's comparison stays alive for the report while the later seeds train)
+    cache = guard.check(cfg, methods, embed=False,
+                        load=guard.Load(kept_seeds=n_seeds)).feature_cache
     if args.out is not None:
         check_out(args.out)
     return cfg, preset, methods, n_seeds, cache

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.cli import main
+from engine import guard
+from engine.cli import build_parser, main
+from engine.config import Config
 from engine.sweep import Store, load
+from engine.sweep.cli import spec_from_args
 from engine.sweep.integrity import StoreError, limit_queries
+from engine.sweep.spec import check
 
 LONG = "a" * 100_000
 PIXEL = "![x](http://127.0.0.1:9/pixel.png)"
@@ -265,3 +269,37 @@ def test_ray_client_address_names_the_install_line(tmp_path, capsys):
                                   "--out", str(tmp_path / "s")], capsys)
     assert code == 2
     assert "ray[client]" in err or "no answer at 127.0.0.1:1" in err, err
+
+
+# ------------------------------------------------------------------ the guard counts what runs
+
+MID = ["--set", "n=20000", "--set", "n_test=5000", "--set", "m=200", "--set", "T=4"]
+
+
+@pytest.mark.parametrize("args, flag", [
+    ([*MID, *G, "--seeds", "20", "--batch-seeds", "--methods", "network,rf,one_step,two_step"],
+     "--seeds"),
+    ([*MID, "--grid", "k=1,3,5", "--workers", "3", "--methods", "network,ntk"], "--workers"),
+])
+def test_sweeps_count_batched_seeds_and_workers(args, flag, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", "1000")
+    code, _, err = run_sweep_cli([*args, "--out", str(tmp_path / "s")], capsys)
+    assert code == 2 and assert_one_line(err).startswith(f"error: {flag}="), err
+    assert "FEX_MAX_MEMORY_MB" in err and list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", "100000")  # the same sweep fits a larger limit
+    parsed = build_parser().parse_args(["sweep", *args, "--out", str(tmp_path / "s")])
+    check(spec_from_args(parsed), batch=parsed.batch_seeds, workers=int(parsed.workers))
+
+
+def test_run_counts_the_seed_kept_for_the_report(monkeypatch, capsys):
+    cfg = Config(n=20000, n_test=5000, m=200, T=4)
+    one = guard.estimate(cfg, ("network", "ntk", "rf"), embed=False)
+    assert guard.Load(kept_seeds=3).memory_mb(one) > one.memory_mb + 0.5 * one.resident_mb
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", f"{one.memory_mb + 1:.0f}")  # one seed fits
+    try:
+        code = main(["run", "--quiet", "--set", "n=20000", "--set", "n_test=5000", "--set",
+                     "m=200", "--set", "T=4", "--methods", "network,ntk,rf", "--seeds", "3"])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: --seeds=3 is not allowed"), err

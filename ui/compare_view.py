@@ -80,7 +80,8 @@ def _prepare(cs: CompareState, cfg, methods: tuple[str, ...]) -> bool:
     cache fits, and keeps the estimate to show."""
     if guard is None:
         return True
-    est = guard.check(cfg, methods, embed=False)
+    seeds = cs.key[2] if cs.key else 1  # the first seed is kept while the others train
+    est = guard.check(cfg, methods, embed=False, load=guard.Load(kept_seeds=seeds))
     cs.estimate = est.describe()
     return est.feature_cache
 

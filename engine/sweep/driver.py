@@ -65,7 +65,7 @@ def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = F
     path = store_path(out)
     check_out(path)  # an unusable --out is refused before any cell is checked or trained
     _check_device(spec.device)
-    checked = check(spec, limits)  # every cell, before the store or any work
+    checked = check(spec, limits, batch, workers)  # every cell, before the store or any work
     run = executor(executor_name, workers, address)  # e.g. Ray missing: before any work
     fresh = not path.exists()
     store, done = Store(path), False

@@ -162,20 +162,24 @@ def parse_int(flag: str, text, lo: int, hi: int) -> int:
     return value
 
 
-def check(spec: SweepSpec, limits: bool = True) -> list[tuple[dict, Config]]:
-    """Validate every cell (first seed) before any work; returns [(setting, Config)]."""
+def check(spec: SweepSpec, limits: bool = True, batch: bool = False, workers: int = 1
+          ) -> list[tuple[dict, Config]]:
+    """Validate every cell (first seed) before any work, each within the guard's limits with
+    the seeds batched together and the workers running side by side; [(setting, Config)]."""
     preset_mod.get(spec.preset)
     for key, value in spec.fixed.items():
         coerce(key, value)
     check_size(spec)  # before a single cell is built
     check_cells(spec.cells)
+    units = spec.count() * (1 if batch else spec.seeds)
+    load = guard.Load(batched=spec.seeds if batch else 1, workers=min(workers, units))
     out = []
     for setting in spec.settings():
         try:
             cfg = spec.config(setting, spec.seed)
             refuse_unread(cfg, [*spec.fixed, *setting])
             if limits:
-                guard.check(cfg, spec.methods, embed=False)
+                guard.check(cfg, spec.methods, embed=False, load=load)
         except ConfigError as err:
             where = ", ".join(f"{k}={v}" for k, v in setting.items())
             raise type(err)(err.name, err.value, f"{err.allowed} (in the cell {where})") \
