@@ -35,6 +35,9 @@ BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
 # the allocator keeps some of their freed space, measured at 10-35% of the live total
 ALLOC_SLACK = 1.3
 LOGREG_SAMPLES = 10_000  # engine.linear_probe.MAX_TRAIN
+# a seed in a batched computation (sweep --batch-seeds) against one run's estimate: measured
+# 296 MB a seed (bench.guard, 2 and 10 batched seeds) where one run is estimated at 182 MB
+BATCHED_SEED = 1.7
 # a spawned sweep worker: the interpreter with torch and the engine imported (measured 380 MB)
 WORKER_MB = 400.0
 
@@ -245,7 +248,9 @@ class Load:
 
     def memory_mb(self, est: Estimate) -> float:
         """Peak MB of everything that runs at once, from one run's estimate."""
-        one = BASE_MB + self.batched * (est.memory_mb - BASE_MB)  # each seed its own data
+        one = est.memory_mb
+        if self.batched > 1:  # each seed its own world, plus the stacked states
+            one = BASE_MB + self.batched * BATCHED_SEED * (est.memory_mb - BASE_MB)
         if self.kept_seeds > 1:
             one += est.resident_mb
         return one if self.workers <= 1 else self.workers * (one + WORKER_MB)
