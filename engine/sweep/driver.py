@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import torch
+
 from ..config import ConfigError
 from .executors import executor
 from .integrity import check_out, remove_store
@@ -99,8 +101,5 @@ def _close(store: Store, remove: bool) -> None:
 
 def _check_device(device: str) -> None:
     """ConfigError for a device this machine lacks (before the store is created)."""
-    if device == "cuda":
-        import torch
-
-        if not torch.cuda.is_available():
-            raise ConfigError("--device", device, "cpu or auto: this machine has no CUDA GPU")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device", device, "cpu or auto: this machine has no CUDA GPU")
