@@ -6,7 +6,11 @@
 #
 # Only the runtime parts of the repo reach the image; .dockerignore is an allow-list
 # (app.py, asgi.py, pages/, engine/, ui/, assets/, .streamlit/ and requirements.txt).
-FROM python:3.11-slim
+# The base image by tag, with its Debian release pinned (bookworm). No registry is reachable
+# where this file is tested, so no digest is written here; to pin the exact image, resolve it
+# once (docker buildx imagetools inspect python:3.11-slim-bookworm) and build FROM
+# python:3.11-slim-bookworm@sha256:<digest> (docs/hosting.md, "Supply chain").
+FROM python:3.11-slim-bookworm
 
 # Where torch comes from. The CPU index gives a ~200 MB torch instead of ~2.7 GB of CUDA libraries.
 ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
@@ -23,13 +27,25 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     OMP_NUM_THREADS=1 \
     STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL=30
 
+# The image's own defaults are the shared-host limits (docs/hosting.md), so a plain
+# `docker run` gets them too; a local `bash scripts/run.sh` keeps the engine's generous ones.
+ENV FEX_MAX_MEMORY_MB=1024 \
+    FEX_MAX_SECONDS=120 \
+    FEX_MAX_N=20000 \
+    FEX_MAX_M=2000 \
+    FEX_MAX_T=5000 \
+    FEX_MAX_DIM=3072 \
+    FEX_ALLOW_DOWNLOADS=0 \
+    FEX_ALLOW_UPLOADS=0
+
 WORKDIR /app
 
-# torch first, from TORCH_INDEX only; then the rest of the pinned requirements from PyPI
-# (torch==2.13.0 is then already satisfied by the 2.13.0+cpu build).
-COPY requirements.txt .
+# torch first, from TORCH_INDEX only (its wheel, hence its hash, depends on the build: CPU or
+# CUDA); then every other package at the exact version and sha256 of requirements.lock
+# (pip-compile --generate-hashes; requirements.txt is the human list it was made from).
+COPY requirements.txt requirements.lock ./
 RUN pip install --no-cache-dir --index-url "${TORCH_INDEX}" "torch==${TORCH_VERSION}" \
-    && pip install --no-cache-dir -r requirements.txt
+    && pip install --no-cache-dir --require-hashes -r requirements.lock
 
 RUN groupadd --gid 10001 app \
     && useradd --create-home --uid 10001 --gid 10001 --shell /usr/sbin/nologin app

@@ -55,6 +55,22 @@ SETTINGS = [
                                   "T": 4}, SIX, False),
 ]
 
+# (label, settings, methods, load): what runs at once (engine.guard.Load) — seeds kept while the
+# later ones train (run --seeds, Compare), seeds batched into one computation (sweep
+# --batch-seeds) and sweep worker processes side by side (sweep --workers)
+BATCHABLE = "network,rf,one_step,two_step"
+MID = {"n": 20000, "n_test": 5000, "m": 200, "T": 4}
+LOADS = [
+    ("paper default, six methods, 3 seeds kept", {"T": 8}, SIX, {"kept_seeds": 3}),
+    ("n = 100 000, m = 100, 5 seeds kept", {"n": 100000, "n_test": 20000, "m": 100, "T": 3},
+     "network,ntk,rf", {"kept_seeds": 5}),
+    ("2 batched seeds", MID, BATCHABLE, {"batched": 2}),
+    ("10 batched seeds", MID, BATCHABLE, {"batched": 10}),
+    ("20 batched seeds", {**MID, "n": 10000}, BATCHABLE, {"batched": 20}),
+    ("2 workers", MID, "network,ntk", {"workers": 2}),
+    ("3 workers", MID, "network,ntk", {"workers": 3}),
+]
+
 
 def _status_mb(field: str) -> float:
     with open("/proc/self/status") as f:
@@ -89,6 +105,8 @@ def one(spec: dict) -> dict:
     cfg = from_dict(spec["settings"], Config())
     methods = tuple(spec["methods"].split(","))
     est = guard.estimate(cfg, methods, embed=spec["embed"])
+    if spec.get("load"):
+        return one_load(cfg, methods, est, guard.Load(**spec["load"]))
     base, cpu, wall = _status_mb("VmRSS"), time.process_time(), time.perf_counter()
     if spec["embed"]:
         for _ in Run(build_world(cfg, device="cpu"), embed=True):
@@ -102,9 +120,72 @@ def one(spec: dict) -> dict:
             "wall_s": time.perf_counter() - wall}
 
 
-def measure(label: str, settings: dict, methods: str, embed: bool) -> dict:
+def one_load(cfg, methods: tuple, est, load) -> dict:
+    """Several runs at once, as the CLI and sweeps run them; the growth of this process plus
+    the peak of each worker process (sampled every 20 ms: VmHWM, its own high-water mark)."""
+    import tempfile
+
+    from engine.reads import read_diff
+    from engine.seeds import SeedSeries
+    from engine.sweep import SweepSpec, run_sweep
+
+    base, cpu, wall = _status_mb("VmRSS"), time.process_time(), time.perf_counter()
+    children = ChildPeaks()
+    if load.kept_seeds > 1:
+        SeedSeries(cfg, methods, load.kept_seeds, "cpu").run()
+    else:
+        seeds = load.batched if load.batched > 1 else load.workers
+        fixed = {k: v for k, v in read_diff(cfg).items() if k not in ("k", "seed")}
+        spec = SweepSpec("paper-parity", fixed, (("k", (cfg.k,)),), (), seeds, cfg.seed, methods)
+        with tempfile.TemporaryDirectory() as tmp, children:
+            run_sweep(spec, f"{tmp}/s", batch=load.batched > 1, workers=load.workers,
+                      limits=False)
+    return {"estimate_mb": load.memory_mb(est), "measured_mb": _status_mb("VmHWM") - base
+            + children.total_mb(), "dominant": est.dominant, "est_s": est.seconds,
+            "cpu_s": time.process_time() - cpu, "wall_s": time.perf_counter() - wall}
+
+
+class ChildPeaks:
+    """While in its `with` block, the highest VmHWM seen of every child process."""
+
+    def __init__(self):
+        import threading
+
+        self.peaks: dict[int, float] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def _watch(self) -> None:
+        me = str(os.getpid())
+        while not self.stop.wait(0.02):
+            for status in Path("/proc").glob("[0-9]*/status"):
+                try:
+                    text = status.read_text()
+                except OSError:  # the process ended meanwhile
+                    continue
+                fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+                if fields.get("PPid", "").strip() == me and "VmHWM" in fields:
+                    pid = int(status.parent.name)
+                    mb = int(fields["VmHWM"].split()[0]) / 1024.0
+                    self.peaks[pid] = max(self.peaks.get(pid, 0.0), mb)
+
+    def total_mb(self) -> float:
+        """The sum of the children's peaks (each child's own high-water mark)."""
+        return sum(self.peaks.values())
+
+
+def measure(label: str, settings: dict, methods: str, embed: bool, load: dict | None = None
+            ) -> dict:
     """One setting in a fresh process."""
-    spec = json.dumps({"settings": settings, "methods": methods, "embed": embed})
+    spec = json.dumps({"settings": settings, "methods": methods, "embed": embed, "load": load})
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     res = subprocess.run([sys.executable, "-m", "bench.guard", "--one", spec], cwd=ROOT,
                          env=env, capture_output=True, text=True, timeout=600)
@@ -136,10 +217,11 @@ def main(argv=None) -> int:
         print(json.dumps(one(json.loads(args.one))))
         return 0
     rows = []
-    for label, settings, methods, embed in SETTINGS:
+    every = [(*row, None) for row in SETTINGS] + [(lb, st, m, False, ld) for lb, st, m, ld in LOADS]
+    for label, settings, methods, embed, load in every:
         if args.only and args.only not in label:
             continue
-        rows.append(measure(label, settings, methods, embed))
+        rows.append(measure(label, settings, methods, embed, load))
         r = rows[-1]
         print(f"{label:<40} estimate {r['estimate_mb']:7.0f} MB  measured {r['measured_mb']:7.0f}"
               f" MB  ratio {r['ratio']:.2f}  ({r['wall_s']:.1f} s)", flush=True)

@@ -11,6 +11,7 @@ from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .methods import DEFAULT_METHODS, METHODS
+from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
 from .seeds import SeedSeries
@@ -63,7 +64,9 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
         values[key] = value
     if args.seed is not None:
         values["seed"] = args.seed
-    return from_dict(values), preset
+    cfg = from_dict(values)
+    refuse_unread(cfg, given)  # a value the run ignores would only look like it mattered
+    return cfg, preset
 
 
 def parse_methods(text: str) -> tuple[str, ...]:
@@ -139,7 +142,9 @@ def _preflight(args):
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
                           f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
     # refuse what this host's limits do not allow (dropping the activation cache first)
-    cache = guard.check(cfg, methods, embed=False).feature_cache
+    # (the first seed's comparison stays alive for the report while the later seeds train)
+    cache = guard.check(cfg, methods, embed=False,
+                        load=guard.Load(kept_seeds=n_seeds)).feature_cache
     if args.out is not None:
         check_out(args.out)
     return cfg, preset, methods, n_seeds, cache

@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from .errors import ConfigError
+from .free_text import check_free_text
 from .population import label_set
 from .relations import check_relations
 from .scenarios import WORLDS
@@ -177,7 +178,8 @@ def coerce(name: str, raw: Any) -> Any:
         raise ConfigError(name, raw, spec.allowed())
     if spec.kind is str:
         return str(raw).strip()
-    if isinstance(raw, str) and not raw.isascii():  # float() takes '５' and other digits
+    # float() takes '５' and other scripts' digits, and reads '1_1' as 11
+    if isinstance(raw, str) and (not raw.isascii() or "_" in raw):
         raise ConfigError(name, raw, spec.allowed() + ", in ASCII digits")
     try:
         value = float(raw)
@@ -217,6 +219,7 @@ def validate(cfg: Config) -> Config:
         if SPECS[name].kind is str and len(str(getattr(cfg, name))) > MAX_TEXT:
             raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
                               f"at most {MAX_TEXT} characters")
+    check_free_text(cfg)  # in every world: P and pair reach printed commands and links
     check_relations(cfg)
     rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
     if rules is not None:

@@ -8,6 +8,8 @@ become an image that every visitor's browser fetches.
 
 from __future__ import annotations
 
+import re
+
 LIMIT = 80  # characters of a user's value shown back; enough to recognise it
 ELLIPSIS = "…"
 # ASCII punctuation with a meaning in Markdown, GitHub's extensions or Streamlit's
@@ -16,6 +18,7 @@ _MD = set("\\`*_{}[]()<>#+-.!|~$:&\"'=%@/")
 # Streamlit turns :shortcodes: into icons and GitHub's extension turns http://… into links
 # after the escapes are resolved; an invisible zero-width space after each colon stops both
 _ZWSP = "\u200b"
+_WWW = re.compile(r"www(?=\.)", re.IGNORECASE)
 
 
 def plain(value, limit: int = LIMIT) -> str:
@@ -34,9 +37,12 @@ def quoted(value, limit: int = LIMIT) -> str:
 def markdown_plain(text: str, limit: int = 400) -> str:
     """Text that Streamlit's Markdown shows literally: every special character escaped."""
     out = []
-    for ch in plain(text, limit):
+    # GitHub's autolinks also take www.host and name@host with no scheme: a zero-width space
+    # inside 'www.' and after '@' keeps them text
+    shown = _WWW.sub("www" + _ZWSP, plain(text, limit))
+    for ch in shown:
         if ch in _MD:
-            out.append("\\" + ch + (_ZWSP if ch == ":" else ""))
+            out.append("\\" + ch + (_ZWSP if ch in ":@" else ""))
         else:
             out.append(ch)
     return "".join(out)

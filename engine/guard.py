@@ -35,6 +35,11 @@ BASE_MB = 40.0  # fixed per-run overhead: schedules, probes, small temporaries
 # the allocator keeps some of their freed space, measured at 10-35% of the live total
 ALLOC_SLACK = 1.3
 LOGREG_SAMPLES = 10_000  # engine.linear_probe.MAX_TRAIN
+# a seed in a batched computation (sweep --batch-seeds) against one run's estimate: measured
+# 296 MB a seed (bench.guard, 2 and 10 batched seeds) where one run is estimated at 182 MB
+BATCHED_SEED = 1.7
+# a spawned sweep worker: the interpreter with torch and the engine imported (measured 380 MB)
+WORKER_MB = 400.0
 
 LIMITS = {  # env var -> (default, setting it caps or None, explanation)
     "FEX_MAX_MEMORY_MB": (1024, None, "estimated peak memory of one run in MB"),
@@ -65,6 +70,7 @@ class Estimate:
     parts: dict = field(default_factory=dict)  # memory part -> MB
     gflop: float = 0.0
     feature_cache: bool = True  # False: run it with the cache off (it would not fit with it)
+    resident_mb: float = 0.0  # what a finished run keeps (data, histories) while others run
 
     def describe(self) -> str:
         """One line for the UI or the CLI."""
@@ -226,11 +232,39 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
     dominant = max(parts, key=parts.get)
     gflop = _gflop(cfg, methods, embed, feature_cache)
     seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
-    return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache)
+    return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache,
+                    resident)
 
 
-def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
-    """estimate() or ResourceError naming the setting to reduce, its value and the maximum."""
+@dataclass(frozen=True)
+class Load:
+    """What runs at once: seeds kept while later ones train (the CLI's --seeds and Compare keep
+    the first seed's comparison for the report), seeds batched into one computation (sweep
+    --batch-seeds) and worker processes side by side (sweep --workers)."""
+
+    kept_seeds: int = 1
+    batched: int = 1
+    workers: int = 1
+
+    def memory_mb(self, est: Estimate) -> float:
+        """Peak MB of everything that runs at once, from one run's estimate."""
+        one = est.memory_mb
+        if self.batched > 1:  # each seed its own world, plus the stacked states
+            one = BASE_MB + self.batched * BATCHED_SEED * (est.memory_mb - BASE_MB)
+        if self.kept_seeds > 1:
+            one += est.resident_mb
+        return one if self.workers <= 1 else self.workers * (one + WORKER_MB)
+
+    def knob(self) -> tuple[str, int]:
+        """The flag whose reduction helps most when one run fits and their sum does not."""
+        return max((("--workers", self.workers), ("--seeds", self.batched),
+                    ("--seeds", self.kept_seeds)), key=lambda kv: kv[1])
+
+
+def check(cfg: Config, methods=("network",), embed: bool = True, load: Load = Load()
+          ) -> Estimate:
+    """estimate() or ResourceError naming the setting (or flag) to reduce, its value and the
+    maximum; `load` says how many runs are alive at once."""
     for env, (_, names, what) in LIMITS.items():
         for name in names or ():
             cap = limit(env)
@@ -243,8 +277,13 @@ def check(cfg: Config, methods=("network",), embed: bool = True) -> Estimate:
                             "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
-    if est.memory_mb > mem_cap:  # the cache is a speed-up: give it up before refusing
+    if load.memory_mb(est) > mem_cap:  # the cache is a speed-up: give it up before refusing
         est = estimate(cfg, methods, embed, feature_cache=False)
+    if est.memory_mb <= mem_cap < load.memory_mb(est):
+        flag, value = load.knob()
+        raise ResourceError(flag, value, f"a smaller number: together they need about "
+                            f"{load.memory_mb(est):.0f} MB, more than the {mem_cap:g} MB "
+                            f"allowed (FEX_MAX_MEMORY_MB; one run needs {est.memory_mb:.0f} MB)")
     if est.memory_mb > mem_cap:
         name = _largest_knob(cfg, est)
         raise ResourceError(name, getattr(cfg, name),

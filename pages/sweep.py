@@ -7,6 +7,7 @@ import io
 import pandas as pd
 import streamlit as st
 
+from engine.echo import markdown_plain
 from engine.methods import LABELS
 from ui import sweep_data as sd
 from ui import sweep_run
@@ -27,7 +28,13 @@ if not choices:
     st.info("No stored sweep yet: run `python -m engine sweep ... --out sweeps/NAME`, load a "
             ".sqlite file above, or run a small sweep here.")
     st.stop()
-pick = st.selectbox("sweep", list(choices), key=sweep_run.PICK_KEY)
+pick = st.selectbox("sweep", list(choices), key=sweep_run.PICK_KEY,
+                    format_func=lambda label: label + (" — cannot be opened" if
+                                                       sweep_run.note(choices[label]) else ""))
+broken = sweep_run.note(choices[pick])
+if broken:  # listed, never opened: one line instead of Streamlit's error box
+    st.warning(markdown_plain(f"{pick} cannot be opened: {broken}"), icon=":material/block:")
+    st.stop()
 df, axes, spec = sd.load_frame(choices[pick])
 if df.empty or not axes:
     st.warning("This sweep has no rows yet.")

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Create .venv (if missing) and install the pinned requirements into it.
+# Create .venv (if missing) and install the locked requirements into it.
 #
-#   bash scripts/setup-venv.sh           # runtime: requirements.txt
-#   bash scripts/setup-venv.sh --test    # runtime + requirements-test.txt
+#   bash scripts/setup-venv.sh           # runtime: requirements.lock
+#   bash scripts/setup-venv.sh --test    # runtime + test tools: requirements-test.lock
+#
+# torch comes first, at the pin of requirements.txt (its wheel depends on the index: CPU or
+# CUDA); every other package then at the exact version and sha256 of the lock
+# (pip install --require-hashes). requirements*.txt are the human lists the locks are made
+# from (docs/hosting.md, "Supply chain", says how to remake them).
 #
 # Used by scripts/run.sh, scripts/test.sh and .ci/run, so all three install the same way.
 # pip is skipped when the requirement files have not changed since the last successful install.
@@ -38,14 +43,18 @@ if [[ ! -x "$venv/bin/python" ]]; then
     "$py" -m venv "$venv"
 fi
 
-req_files=(requirements.txt)
-[[ $with_test -eq 1 ]] && req_files+=(requirements-test.txt)
+req_files=(requirements.txt requirements.lock)
+lock=requirements.lock
+if [[ $with_test -eq 1 ]]; then
+    req_files+=(requirements-test.txt requirements-test.lock)
+    lock=requirements-test.lock  # the runtime lock and the test tools, resolved together
+fi
 
 # A stamp per requirement set records the files' hash after a successful install.
 digest() { cat "$@" | sha256sum | cut -d' ' -f1; }
 stamp_ok() { [[ -f "$venv/.requirements-$1.sha256" && "$(cat "$venv/.requirements-$1.sha256")" == "$2" ]]; }
-test_hash="$(digest requirements.txt requirements-test.txt)"
-runtime_hash="$(digest requirements.txt)"
+test_hash="$(digest requirements.txt requirements.lock requirements-test.txt requirements-test.lock)"
+runtime_hash="$(digest requirements.txt requirements.lock)"
 if stamp_ok test "$test_hash" || { [[ $with_test -eq 0 ]] && stamp_ok runtime "$runtime_hash"; }; then
     echo "Requirements already installed in .venv (${req_files[*]} unchanged)."
     exit 0
@@ -57,11 +66,11 @@ pip_args=(--disable-pip-version-check)
 if [[ -n "${TORCH_INDEX_URL:-}" ]]; then
     pip_args+=(--extra-index-url "$TORCH_INDEX_URL")
 fi
-req_args=()
-for f in "${req_files[@]}"; do req_args+=(-r "$f"); done
+torch_pin="$(grep -E '^torch==' requirements.txt)"
 
-echo "Installing ${req_files[*]} into .venv ..."
-"$venv/bin/python" -m pip install "${pip_args[@]}" "${req_args[@]}"
+echo "Installing $torch_pin, then $lock (every hash checked) into .venv ..."
+"$venv/bin/python" -m pip install "${pip_args[@]}" "$torch_pin"
+"$venv/bin/python" -m pip install "${pip_args[@]}" --require-hashes -r "$lock"
 if [[ $with_test -eq 1 ]]; then
     echo "$test_hash" > "$venv/.requirements-test.sha256"
 fi

@@ -13,6 +13,7 @@ import argparse
 import datetime
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,7 @@ def run_preset(name: str, seeds: int, commit: str) -> dict:
                               str(report)], cwd=ROOT, capture_output=True, text=True, check=True,
                              env={**os.environ, "OMP_NUM_THREADS": "1"})
         data = json.loads(report.read_text(encoding="utf-8"))
-    command = "python -m engine run " + " ".join(args)
+    command = shlex.join(["python", "-m", "engine", "run", *args])
     today = datetime.date.today().isoformat()
     stem = name if seeds == 1 else f"{name}-seeds{seeds}"
     body = "\n".join(line for line in res.stdout.splitlines() if not line.startswith("report "))

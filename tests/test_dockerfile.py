@@ -100,14 +100,14 @@ def test_torch_from_cpu_index_by_default_and_pin_matches(dockerfile):
     torch_from_index = r'--index-url\s+"?\$\{?TORCH_INDEX\}?"?\s+"?torch==\$\{?TORCH_VERSION'
     assert re.search(torch_from_index, runs), runs
     # torch is installed before the rest, so the PyPI install finds it satisfied.
-    assert runs.index("TORCH_INDEX") < runs.index("-r requirements.txt")
+    assert runs.index("TORCH_INDEX") < runs.index("--require-hashes -r requirements.lock")
 
 
 def test_only_runtime_parts_reach_the_image(dockerfile):
     sources = [i["value"].split()[:-1] for i in instructions(dockerfile, "COPY")]
     assert all(not s[0].startswith("--from") for s in sources)
     flat = {p for s in sources for p in s if not p.startswith("--")}
-    assert flat <= {"requirements.txt", "."}, flat
+    assert flat <= {"requirements.txt", "requirements.lock", "./", "."}, flat
     patterns = [
         line.strip()
         for line in (ROOT / ".dockerignore").read_text().splitlines()
@@ -115,7 +115,7 @@ def test_only_runtime_parts_reach_the_image(dockerfile):
     ]
     assert patterns[0] == "*", ".dockerignore must start by ignoring everything (allow-list)"
     allowed = {p[1:] for p in patterns if p.startswith("!")}
-    assert allowed == RUNTIME_PARTS | {"requirements.txt"}
+    assert allowed == RUNTIME_PARTS | {"requirements.txt", "requirements.lock"}
     assert ".streamlit/secrets.toml" in patterns
     for part in RUNTIME_PARTS:  # every allowed pattern names something that exists
         assert list(ROOT.glob(part.rstrip("/"))), part
@@ -192,7 +192,35 @@ def test_compose_is_hardened_for_a_shared_host(compose, service):
     for name in LIMITS:  # every server limit the guard reads is set explicitly
         assert float(env[name]) > 0, name
     assert env["FEX_ALLOW_DOWNLOADS"] == "0" and env["OMP_NUM_THREADS"] == "1"
+    assert env["FEX_ALLOW_UPLOADS"] == "0"
     assert env["HOME"] == "/tmp", "a read-only root needs a writable HOME"
+    assert svc["cap_drop"] == ["ALL"] and "no-new-privileges:true" in svc["security_opt"]
+    assert 0 < int(svc["pids_limit"]) <= 4096
+
+
+def test_the_image_defaults_are_the_shared_host_limits(dockerfile, compose):
+    env = dockerfile.envs
+    shared = compose["services"]["app"]["environment"]
+    from engine.guard import LIMITS
+
+    for name in (*LIMITS, "FEX_ALLOW_DOWNLOADS", "FEX_ALLOW_UPLOADS"):
+        assert env.get(name) == str(shared[name]), name
+    assert re.fullmatch(r"python:3\.11(\.\d+)?-slim-bookworm(@sha256:[0-9a-f]{64})?",
+                        dockerfile.baseimage)
+
+
+def test_the_lock_pins_every_installed_package_with_hashes():
+    lock = (ROOT / "requirements.lock").read_text()
+    pins = dict(re.findall(r"^([a-z0-9][a-z0-9._-]*)==(\S+) \\$", lock, re.M))
+    human = requirement_pins(ROOT / "requirements.txt")
+    for name, version in human.items():
+        if name != "torch":  # installed first, from its own index (Dockerfile, setup-venv.sh)
+            assert pins[name] == version, name
+    blocks = re.split(r"^(?=[a-z0-9])", lock, flags=re.M)
+    assert all("--hash=sha256:" in b for b in blocks if "==" in b)
+    test_lock = (ROOT / "requirements-test.lock").read_text()
+    for name, version in requirement_pins(ROOT / "requirements-test.txt").items():
+        assert f"\n{name.lower()}=={version} \\" in test_lock, name
 
 
 def test_compose_says_how_to_publish_the_port():

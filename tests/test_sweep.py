@@ -92,7 +92,8 @@ def test_rerun_skips_and_force_replaces_without_duplicates(tmp_path):
 
 def test_killed_sweep_resumes_without_duplicates_or_recomputation(tmp_path):
     out = tmp_path / "kill"
-    args = [*SETS, "--set", "T=60", "--set", "m=20", "--grid", "k=1,3,5", "--grid",
+    sets = [a for k, v in {**TINY, "T": 60, "m": 20}.items() for a in ("--set", f"{k}={v}")]
+    args = [*sets, "--grid", "k=1,3,5", "--grid",
             "p_o=0.2,0.4,0.6", "--seeds", "2", "--methods", "network,ntk",
             "--out", str(out)]
     proc = subprocess.Popen([sys.executable, "-m", "engine", "sweep", *args], cwd=ROOT,

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 
 import pandas as pd
 
 from engine import guard
-from engine.config import ConfigError, diff
+from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
+from engine.reads import read_diff
 from engine.report import build_report, cell
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
-from ui.state import CompareState
+from ui.state import CompareState, fmt_value
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
@@ -72,7 +74,8 @@ def _series(state) -> SeedSeries:
 def _prepare(cs: CompareState, cfg, methods: tuple[str, ...]) -> bool:
     """The guard's check before a seed is built: raises ConfigError, says whether the feature
     cache fits, and keeps the estimate to show."""
-    est = guard.check(cfg, methods, embed=False)
+    seeds = cs.key[2] if cs.key else 1  # the first seed is kept while the others train
+    est = guard.check(cfg, methods, embed=False, load=guard.Load(kept_seeds=seeds))
     cs.estimate = est.describe()
     return est.feature_cache
 
@@ -186,18 +189,23 @@ def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
 
 
 def cli_command(state, seeds: int = 5) -> str:
-    """The command line that computes this table (with `seeds` seeds)."""
+    """The command line that computes this table (with `seeds` seeds), each argument quoted."""
+    return shlex.join(cli_argv(state, seeds))
+
+
+def cli_argv(state, seeds: int = 5) -> list[str]:
+    """The argv of cli_command: the preset, or each setting the run reads, as --set K=V."""
     preset = paper_preset(state)
-    parts = ["python -m engine run"]
+    argv = ["python", "-m", "engine", "run"]
     if preset is not None:
-        parts.append(f"--preset {preset.name}")
+        argv += ["--preset", preset.name]
     else:
-        parts += [f"--set {k}={v}" for k, v in diff(state.cfg).items()]
+        for name, value in read_diff(state.cfg).items():
+            argv += ["--set", f"{name}={fmt_value(value)}"]
     methods = ordered(state.compare.methods)
     if methods != DEFAULT_METHODS:
-        parts.append("--methods " + ",".join(methods))
-    parts.append(f"--seeds {seeds}")
-    return " ".join(parts)
+        argv += ["--methods", ",".join(methods)]
+    return argv + ["--seeds", str(seeds)]
 
 
 HEADLINES = (  # (label, method, baseline): the paper's claims as differences of test accuracy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +59,7 @@ FIGURES = (
 
 def command(name: str) -> str:
     """The shell command that regenerates a preset's table."""
-    return f"python -m engine run --preset {name}"
+    return shlex.join(["python", "-m", "engine", "run", "--preset", name])
 
 
 def paper_table(paper: dict, ours: dict | None = None) -> pd.DataFrame:

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from engine.config import Config, ConfigError, diff, from_dict
+from engine.config import SPECS, Config, ConfigError, from_dict
 from engine.echo import markdown_plain, plain, quoted
 from engine.methods import DEFAULT_METHODS, METHODS
 from engine.presets import PRESETS, preset_config
+from engine.reads import read_diff, refuse_unread
 from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
 
@@ -71,8 +72,8 @@ class CompareState:
 class SweepState:
     """Sweep's page: the sweeps this session added (uploads, runs from the page) and where."""
 
-    sources: dict[str, Path] = field(default_factory=dict)  # picker label -> .sqlite path
-    tmpdir: Path | None = None  # this session's folder for uploads and page runs
+    sources: dict[str, Path | bytes] = field(default_factory=dict)  # label -> a store file
+    # or its bytes (uploads and page runs are kept in memory, not on disk)
     uploaded: str | None = None  # file id of the last upload stored (reruns keep one copy)
 
 
@@ -109,10 +110,16 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
     methods, bad = parse_methods(params.get(METHODS_PARAM))
     if bad:
         warnings.append(bad)
+    unknown = [k for k in values if k not in SPECS]
+    if unknown:  # one warning for them all, however many a link carries
+        values = {k: v for k, v in values.items() if k in SPECS}
+        warnings.append(unknown_keys(unknown))
     # Drop the offending setting and retry: each pass removes one value, so this ends.
     for _ in range(len(values) + 1):
         try:
-            return from_dict(values), methods, warnings
+            cfg = from_dict(values)
+            refuse_unread(cfg, values)  # a value the run ignores is dropped with its reason
+            return cfg, methods, warnings
         except ConfigError as err:
             if err.name in values:
                 warnings.append(f"{err} — using the default {plain(err.name, 40)} instead.")
@@ -121,6 +128,14 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
                 warnings.append(f"{err} — using the default settings instead.")
                 break
     return Config(), methods, warnings
+
+
+def unknown_keys(names: list[str]) -> str:
+    """One bounded line naming a link's unknown keys (the first few, and how many)."""
+    shown = ", ".join(plain(n, 24) for n in names[:5])
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return (f"unknown setting{'s' if len(names) > 1 else ''} {shown}{more} — not settings of "
+            "this app, ignored.")
 
 
 def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
@@ -144,7 +159,7 @@ def fmt_value(value: Any) -> str:
 
 def url_params(cfg: Config, methods: tuple[str, ...] | None = None) -> dict[str, str]:
     """Only the settings that differ from the paper's default (plus a non-default method list)."""
-    out = {k: fmt_value(v) for k, v in diff(cfg).items()}
+    out = {k: fmt_value(v) for k, v in read_diff(cfg).items()}
     if methods is not None and tuple(methods) != DEFAULT_METHODS:
         out[METHODS_PARAM] = ",".join(methods)
     return out
@@ -160,7 +175,8 @@ def read_url(state: AppState) -> None:
         return
     name, preset_warning = params.get("preset"), []
     if name and name not in PRESETS:
-        preset_warning = [f"preset={name!r} is not a known preset — using the settings alone."]
+        preset_warning = [f"preset={quoted(name)} is not a known preset — using the settings "
+                          "alone."]
     elif name:  # the preset's settings, then whatever the link overrides
         params = {**url_params(preset_config(name)), **params}
     cfg, methods, warnings = parse_params(params)

@@ -1,54 +1,120 @@
-"""Sources of the Sweep page: stored files, uploads, and small sweeps run from the page."""
+"""Sources of the Sweep page: stored files, uploads, and small sweeps run from the page.
+
+An upload or a page run is kept in memory (its bytes), never on disk: an upload is checked
+(size, PRAGMA quick_check, schema, a step limit on every query) straight from its bytes, and a
+page run's temporary folder is removed as soon as its store is read back. Folders that a killed
+server left behind are removed by age when this module is first imported.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import streamlit as st
 
 from engine.config import ConfigError
+from engine.echo import markdown_plain, plain
 from engine.methods import METHODS
 from engine.presets import PRESETS
-from engine.sweep import SweepSpec, run_sweep
-from engine.sweep.spec import parse_methods, parse_pair, parse_values
+from engine.sweep import SweepSpec, load, run_sweep
+from engine.sweep.spec import parse_fixed, parse_methods, parse_pair, parse_values
 from ui.state import SweepState
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
 MAX_PAGE_RUNS = 24  # settings × seeds a page may run (each also within engine/guard.py)
-
-
+MAX_FORM_TEXT = 2000  # characters of a form field: a grid of a few hundred values
+TMP_PREFIX = "fex-sweep-"
+TMP_MAX_AGE_S = 3600  # a page run takes minutes: an older folder is a killed server's
 PICK_KEY = "sweep_pick"  # the picker widget's key
+_notes: dict[tuple, str | None] = {}  # (path, mtime, size) -> why the store cannot be opened
 
 
-def sources(state: SweepState) -> dict[str, Path]:
-    """label → path of every sweep this session can open."""
+def uploads_allowed() -> bool:
+    """FEX_ALLOW_UPLOADS=0 (the image's default: docs/hosting.md) hides the uploader."""
+    return os.environ.get("FEX_ALLOW_UPLOADS", "1").strip().lower() not in ("0", "false", "no")
+
+
+def max_upload_bytes() -> int:
+    """FEX_MAX_UPLOAD_MB (default 5, Streamlit's own cap in .streamlit/config.toml)."""
+    try:
+        return int(float(os.environ.get("FEX_MAX_UPLOAD_MB", "5")) * (1 << 20))
+    except ValueError:
+        return 5 << 20
+
+
+def remove_stale_tmp(now: float | None = None, root: str | None = None) -> int:
+    """Delete fex-sweep-* folders older than TMP_MAX_AGE_S; returns how many."""
+    now, removed = now or time.time(), 0
+    for path in Path(root or tempfile.gettempdir()).glob(TMP_PREFIX + "*"):
+        try:
+            if path.is_dir() and now - path.stat().st_mtime > TMP_MAX_AGE_S:
+                shutil.rmtree(path, ignore_errors=True)
+                removed += 1
+        except OSError:  # another server removed it meanwhile
+            pass
+    return removed
+
+
+remove_stale_tmp()
+
+
+def note(source) -> str | None:
+    """Why a stored file cannot be opened (checked once per file version), or None."""
+    if isinstance(source, bytes):
+        return None
+    try:
+        stat = source.stat()
+    except OSError as err:
+        return plain(err.strerror or err, 80)
+    key = (str(source), stat.st_mtime_ns, stat.st_size)
+    if key not in _notes:
+        try:
+            load(source)
+            _notes[key] = None
+        except ConfigError as err:
+            _notes[key] = err.allowed
+    return _notes[key]
+
+
+def sources(state: SweepState) -> dict[str, Path | bytes]:
+    """label → path (or bytes) of every sweep this session can open; sound ones first."""
     found = {str(p.relative_to(ROOT)): p for pattern in STORED for p in sorted(ROOT.glob(pattern))}
-    return {**state.sources, **found}
+    every = {**state.sources, **found}
+    return dict(sorted(every.items(), key=lambda item: note(item[1]) is not None))
 
 
-def _tmpdir(state: SweepState) -> Path:
-    if state.tmpdir is None:
-        state.tmpdir = Path(tempfile.mkdtemp(prefix="fex-sweep-"))
-    return state.tmpdir
-
-
-def remember(state: SweepState, label: str, path: Path) -> None:
+def remember(state: SweepState, label: str, data: bytes) -> None:
     """Offer a new source in this session's picker (and select it)."""
-    state.sources[label] = path
+    state.sources[label] = data
     st.session_state[PICK_KEY] = label
 
 
 def upload_box(state: SweepState) -> None:
-    """Load a .sqlite store from disk."""
+    """Load a .sqlite store from the visitor's disk (only where uploads are allowed)."""
+    if not uploads_allowed():
+        return
     up = st.file_uploader("Load a stored sweep (.sqlite)", type=["sqlite", "db"],
                           key="sweep_upload")
-    if up is not None and state.uploaded != up.file_id:
-        path = _tmpdir(state) / Path(up.name).name
-        path.write_bytes(up.getvalue())
-        state.uploaded = up.file_id
-        remember(state, f"upload: {up.name}", path)
+    if up is None or state.uploaded == up.file_id:
+        return
+    state.uploaded = up.file_id
+    name = plain(Path(up.name).name, 60)
+    if up.size > max_upload_bytes():
+        st.error(markdown_plain(f"{name}: {up.size / (1 << 20):.1f} MB, more than the "
+                                f"{max_upload_bytes() / (1 << 20):g} MB allowed here"))
+        return
+    data = up.getvalue()
+    try:
+        load(data)  # checked from memory: quick_check, schema, step limit
+    except ConfigError as err:
+        st.error(markdown_plain(f"{name}: not opened: {err.allowed}"), icon=":material/block:")
+        return
+    remember(state, f"upload: {name}", data)
 
 
 def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
@@ -58,17 +124,26 @@ def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
     for text in grids:
         if text.strip():
             name, values = parse_pair(text, "grid")
+            if any(name == n for n, _ in axes):
+                raise ConfigError("grid", name, "each setting swept once")
             axes.append((name, parse_values(name, values)))
     if not axes:
         raise ConfigError("grid", "", "at least one KEY=V1,V2,... line")
-    fix = dict(parse_pair(t, "fixed") for t in fixed.split() if t.strip())
+    fix = parse_fixed(fixed.split(), "fixed")
     spec = SweepSpec(preset, fix, tuple(axes), (), seeds, 0,
                      parse_methods(",".join(methods)), "cpu")
-    if len(spec.settings()) * seeds > MAX_PAGE_RUNS:
-        raise ConfigError("grid", f"{len(spec.settings())} settings × {seeds} seeds",
+    if spec.count() * seeds > MAX_PAGE_RUNS:  # counted from the axis lengths, nothing built
+        raise ConfigError("grid", f"{spec.count()} settings × {seeds} seeds",
                           f"at most {MAX_PAGE_RUNS} runs from the page (use the command line "
                           "for more: python -m engine sweep)")
     return spec
+
+
+def run_in_tmp(spec: SweepSpec, on_unit) -> tuple[dict, bytes]:
+    """Run the sweep into a temporary store; (its result, the store's bytes), folder removed."""
+    with tempfile.TemporaryDirectory(prefix=TMP_PREFIX) as tmp:
+        res = run_sweep(spec, str(Path(tmp) / "page.sqlite"), on_unit=on_unit)
+        return res, Path(res["path"]).read_bytes()
 
 
 def run_form(state: SweepState) -> None:
@@ -76,9 +151,10 @@ def run_form(state: SweepState) -> None:
     with st.expander("Run a small sweep here", expanded=False), st.form("sweep_form"):
         names = list(PRESETS)
         preset = st.selectbox("base preset", names, index=names.index("quick-parity"))
-        g1 = st.text_input("grid 1", "k=1,3,5", help="a setting and its values")
-        g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4")
-        fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000")
+        text = {"max_chars": MAX_FORM_TEXT}
+        g1 = st.text_input("grid 1", "k=1,3,5", help="a setting and its values", **text)
+        g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4", **text)
+        fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000", **text)
         seeds = st.number_input("seeds", 1, 5, 2)
         methods = st.multiselect("methods", METHODS, ["network", "ntk"])
         go = st.form_submit_button("Run sweep")
@@ -87,15 +163,14 @@ def run_form(state: SweepState) -> None:
     try:
         spec = spec_from_form(preset, [g1, g2], fixed, int(seeds), methods)
         bar = st.progress(0.0, text="checking every cell against the server's limits")
-        path = _tmpdir(state) / f"page-{len(state.sources)}.sqlite"
 
         def tick(i: int, n: int, rows: list[dict]) -> None:
             bar.progress(i / n, text=f"{i} / {n} runs done")
 
-        res = run_sweep(spec, str(path), on_unit=tick)
+        res, data = run_in_tmp(spec, tick)
     except ConfigError as err:
-        st.error(f"Cannot run this sweep: {err}", icon=":material/block:")
+        st.error(f"Cannot run this sweep: {markdown_plain(str(err))}", icon=":material/block:")
         return
     axes = " × ".join(n for n, _ in spec.axes)
-    remember(state, f"this session: {axes} ({res['rows']} rows)", path)
+    remember(state, f"this session: {axes} ({res['rows']} rows)", data)
     st.success(f"{res['written']} rows in {res['seconds']:.1f} s")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 from ..config import ConfigError
+from ..echo import plain
 from ..methods import METHODS
 from . import presets as sweep_presets
 from .driver import run_sweep
@@ -12,7 +14,10 @@ from .executors import EXECUTORS
 from .spec import (
     MAX_SEEDS,
     SweepSpec,
+    check_cells,
+    check_size,
     parse_cell,
+    parse_fixed,
     parse_int,
     parse_methods,
     parse_pair,
@@ -57,7 +62,7 @@ def add_parser(sub) -> None:
 
 def spec_from_args(args) -> SweepSpec:
     """The validated-as-parsed SweepSpec (cells are validated later, before any work)."""
-    fixed = dict(parse_pair(p, "--set") for p in args.set)
+    fixed = parse_fixed(args.set)
     axes = []
     for g in args.grid:
         name, text = parse_pair(g, "--grid")
@@ -72,11 +77,15 @@ def spec_from_args(args) -> SweepSpec:
     base = sweep_presets.get(args.sweep_preset).spec if args.sweep_preset else SweepSpec()
     if not (axes or cells):
         axes, cells = list(base.axes), base.cells
-    return SweepSpec(args.preset or base.preset, {**base.fixed, **fixed}, tuple(axes), cells,
-                     parse_int("--seeds", args.seeds or base.seeds, 1, MAX_SEEDS),
+    spec = SweepSpec(args.preset or base.preset, {**base.fixed, **fixed}, tuple(axes), cells,
+                     parse_int("--seeds", base.seeds if args.seeds is None else args.seeds, 1,
+                               MAX_SEEDS),
                      parse_int("--seed", args.seed, 0, 2**31 - 1 - MAX_SEEDS),
-                     parse_methods(args.methods) if args.methods else base.methods,
+                     parse_methods(args.methods) if args.methods is not None else base.methods,
                      args.device)
+    check_size(spec)  # counted from the axis lengths, before any cell is built
+    check_cells(spec.cells)
+    return spec
 
 
 def cmd_sweep(args) -> int:
@@ -94,9 +103,14 @@ def cmd_sweep(args) -> int:
         seeds = sorted({x["seed"] for x in rows})
         print(f"[{i}/{n}] {where} seeds={seeds} test: {accs}", file=sys.stderr, flush=True)
 
-    res = run_sweep(spec, args.out, force=args.force, batch=args.batch_seeds,
-                    executor_name=args.executor, workers=workers, address=args.address,
-                    on_unit=progress)
+    try:
+        res = run_sweep(spec, args.out, force=args.force, batch=args.batch_seeds,
+                        executor_name=args.executor, workers=workers, address=args.address,
+                        on_unit=progress)
+    except (sqlite3.Error, OSError) as err:  # e.g. a full disk: the rows written so far stay
+        print(f"error: could not write the store {plain(args.out, 200)}: {plain(err, 200)}",
+              file=sys.stderr)
+        return 1
     print(f"{res['path']}: {res['rows']} rows, {res['skipped']} already stored, "
           f"{res['written']} written in {res['units']} units, {res['seconds']:.1f} s "
           f"({args.executor}, code {res['code_version']})")

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import torch
+
+from ..config import ConfigError
 from .executors import executor
+from .integrity import check_out, remove_store
 from .runner import code_version, git_describe
 from .spec import SweepSpec, check, row_key
-from .store import Store
+from .store import Store, store_path
 
 
 @dataclass
@@ -57,10 +62,15 @@ def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = F
               executor_name: str = "local", workers: int = 1, address: str | None = None,
               on_unit: Callable[[int, int, list[dict]], None] | None = None,
               limits: bool = True) -> dict:
-    """Run the sweep into the store at `out`; returns counts and the wall time."""
-    checked = check(spec, limits)  # every cell, before the store or any work
+    """Run the sweep into the store at `out`; returns counts and the wall time. A sweep that
+    fails before its first row leaves no store behind (nor its -wal/-shm)."""
+    path = store_path(out)
+    check_out(path)  # an unusable --out is refused before any cell is checked or trained
+    _check_device(spec.device)
+    checked = check(spec, limits, batch, workers)  # every cell, before the store or any work
     run = executor(executor_name, workers, address)  # e.g. Ray missing: before any work
-    store = Store(out)
+    fresh = not path.exists()
+    store, done = Store(path), False
     try:
         p = plan(spec, store, force, batch, checked)
         if p.units:
@@ -70,8 +80,26 @@ def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = F
             written += store.write(rows, replace=force)
             if on_unit is not None:
                 on_unit(i, len(p.units), rows)
+        done = True
         return {"path": str(store.path), "rows": p.rows_total, "skipped": p.rows_stored,
                 "written": written, "units": len(p.units), "seconds":
                 time.perf_counter() - t0, "code_version": p.version}
     finally:
-        store.close()
+        _close(store, remove=fresh and not done)
+
+
+def _close(store: Store, remove: bool) -> None:
+    """Close the store; a new one that failed before its first row is deleted."""
+    try:
+        empty = store.count() == 0
+    except sqlite3.Error:
+        empty = True
+    store.close()
+    if remove and empty:
+        remove_store(store.path)
+
+
+def _check_device(device: str) -> None:
+    """ConfigError for a device this machine lacks (before the store is created)."""
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device", device, "cpu or auto: this machine has no CUDA GPU")

@@ -6,14 +6,18 @@ thread count, so the same seeds give the same numbers on either executor.
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
+import socket
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..config import ConfigError
+from ..echo import plain
 from .runner import ENGINE, run_unit
 
 EXECUTORS = ("local", "ray")
+CONNECT_TIMEOUT_S = 10.0  # a cluster head answers a TCP connect at once
 
 
 def run_local(units: list[dict], workers: int = 1) -> Iterator[list[dict]]:
@@ -45,11 +49,35 @@ def import_ray():
     return ray
 
 
+def check_address(address: str | None, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """ConfigError in at most timeout_s for an address no Ray cluster can answer at: Ray itself
+    retries a dead address for minutes. ray:// needs the ray[client] extra (grpcio)."""
+    if address in (None, "auto", "local"):
+        return
+    if address.startswith("ray://"):
+        if importlib.util.find_spec("grpc") is None:
+            raise ConfigError("--address", address, "auto or HOST:PORT of a cluster head; "
+                              "ray:// needs Ray's client: pip install 'ray[client]==2.60.0'")
+        hostport = address[len("ray://"):]
+    else:
+        hostport = address
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError("--address", address, "auto, HOST:PORT or ray://HOST:10001")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as err:
+        raise ConfigError("--address", address, f"a reachable Ray cluster (no answer at "
+                          f"{plain(hostport, 80)} within {timeout_s:g} s: "
+                          f"{plain(err.strerror or type(err).__name__, 60)})") from None
+
+
 def connect(address: str | None = None):
     """Join (or start) the Ray cluster; a one-line ConfigError when there is none to join."""
     ray = import_ray()
     if ray.is_initialized():
         return ray
+    check_address(address)
     try:
         # the engine package travels with the job; torch and numpy must be on the cluster
         # (the project's Docker image has both; README "Sweeps")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 
 from .. import guard
 from .. import presets as preset_mod
 from ..config import SPECS, Config, ConfigError, coerce, from_dict
+from ..echo import plain
 from ..methods import METHODS
+from ..reads import refuse_unread
 
 MAX_CELLS = 10_000  # settings × seeds × methods: beyond this a sweep is surely a typo
 MAX_SEEDS = 100
@@ -37,6 +40,10 @@ class SweepSpec:
                 seen += [k for k, _ in cell if k not in seen]
             return seen
         return [name for name, _ in self.axes]
+
+    def count(self) -> int:
+        """How many settings (cells), from the axis lengths: nothing is built."""
+        return len(self.cells) if self.cells else math.prod(len(v) for _, v in self.axes)
 
     def settings(self) -> list[dict]:
         """Each cell's swept settings as {name: value}."""
@@ -72,6 +79,9 @@ def parse_values(name: str, text: str) -> tuple:
         allowed = ", ".join(k for k in SPECS if k != "seed")
         raise ConfigError("--grid", name, "a setting name, one of " + allowed +
                           " (seeds: use --seeds)")
+    if text.count(",") >= MAX_CELLS:  # counted before any value is built
+        raise ConfigError(name, f"{text.count(',') + 1} values",
+                          f"at most {MAX_CELLS} values (a sweep has at most {MAX_CELLS} rows)")
     parts = [t.strip() for t in text.split(",") if t.strip()]
     if not parts:
         raise ConfigError(name, text, "a comma-separated list of values: " +
@@ -95,7 +105,30 @@ def parse_cell(text: str) -> tuple:
     pairs = [parse_pair(t, "--cell") for t in text.replace(";", " ").split() if t]
     if not pairs:
         raise ConfigError("--cell", text, "one or more KEY=VALUE pairs, e.g. 'k=3 p_o=0.2'")
+    names = [k for k, _ in pairs]
+    if len(set(names)) != len(names) or "seed" in names:
+        raise ConfigError("--cell", text, "each setting once per cell, seed not among them "
+                          "(seeds: use --seeds)")
     return tuple((k, coerce(k, v)) for k, v in pairs)
+
+
+def check_cells(cells: tuple) -> None:
+    """ConfigError on a repeated cell (it would train the same runs twice)."""
+    seen = set()
+    for cell in cells:
+        key = tuple(sorted(cell))
+        if key in seen:
+            where = " ".join(f"{k}={v}" for k, v in cell)
+            raise ConfigError("--cell", where, "each cell once (this one is given twice)")
+        seen.add(key)
+
+
+def check_size(spec: SweepSpec) -> None:
+    """ConfigError when settings × seeds × methods exceeds MAX_CELLS (counted, not built)."""
+    rows = spec.count() * spec.seeds * len(spec.methods)
+    if rows > MAX_CELLS:
+        raise ConfigError("--grid", f"{spec.count()} settings × {spec.seeds} seeds × "
+                          f"{len(spec.methods)} methods", f"at most {MAX_CELLS} rows per sweep")
 
 
 def parse_methods(text: str) -> tuple[str, ...]:
@@ -106,10 +139,22 @@ def parse_methods(text: str) -> tuple[str, ...]:
     return names
 
 
+def parse_fixed(texts: list[str], flag: str = "--set") -> dict:
+    """'KEY=VALUE' texts → {key: value}, each key once."""
+    fixed: dict = {}
+    for text in texts:
+        key, value = parse_pair(text, flag)
+        if key in fixed:
+            raise ConfigError(flag, text, f"each setting once ({plain(key, 40)} is given twice)")
+        fixed[key] = value
+    return fixed
+
+
 def parse_int(flag: str, text, lo: int, hi: int) -> int:
-    """An integer flag within [lo, hi]."""
+    """An integer flag within [lo, hi], in ASCII digits."""
     try:
-        value = int(str(text))
+        raw = str(text).strip()
+        value = int(raw) if raw.isascii() and "_" not in raw else lo - 1
     except ValueError:
         value = lo - 1
     if not lo <= value <= hi:
@@ -117,21 +162,24 @@ def parse_int(flag: str, text, lo: int, hi: int) -> int:
     return value
 
 
-def check(spec: SweepSpec, limits: bool = True) -> list[tuple[dict, Config]]:
-    """Validate every cell (first seed) before any work; returns [(setting, Config)]."""
+def check(spec: SweepSpec, limits: bool = True, batch: bool = False, workers: int = 1
+          ) -> list[tuple[dict, Config]]:
+    """Validate every cell (first seed) before any work, each within the guard's limits with
+    the seeds batched together and the workers running side by side; [(setting, Config)]."""
     preset_mod.get(spec.preset)
     for key, value in spec.fixed.items():
         coerce(key, value)
+    check_size(spec)  # before a single cell is built
+    check_cells(spec.cells)
+    units = spec.count() * (1 if batch else spec.seeds)
+    load = guard.Load(batched=spec.seeds if batch else 1, workers=min(workers, units))
     out = []
-    settings = spec.settings()
-    if len(settings) * spec.seeds * len(spec.methods) > MAX_CELLS:
-        raise ConfigError("--grid", f"{len(settings)} settings × {spec.seeds} seeds × "
-                          f"{len(spec.methods)} methods", f"at most {MAX_CELLS} rows per sweep")
-    for setting in settings:
+    for setting in spec.settings():
         try:
             cfg = spec.config(setting, spec.seed)
+            refuse_unread(cfg, [*spec.fixed, *setting])
             if limits:
-                guard.check(cfg, spec.methods, embed=False)
+                guard.check(cfg, spec.methods, embed=False, load=load)
         except ConfigError as err:
             where = ", ".join(f"{k}={v}" for k, v in setting.items())
             raise type(err)(err.name, err.value, f"{err.allowed} (in the cell {where})") \

@@ -16,6 +16,9 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ..config import ConfigError
+from ..echo import plain
+from .integrity import StoreError, check_out, open_checked
 from .rows import CURVE_FIELDS
 
 SUFFIX = ".sqlite"
@@ -28,6 +31,8 @@ _RESULT_COLS = ("seed INTEGER", "method TEXT", "train_acc REAL", "test_acc REAL"
 def store_path(out: str | Path) -> Path:
     """`sweeps/k-po` → `sweeps/k-po.sqlite` (a path ending in .sqlite or .db is kept)."""
     p = Path(out)
+    if not p.name or not str(out).strip():
+        raise ConfigError("--out", str(out), "a file name, e.g. sweeps/NAME")
     return p if p.suffix in (SUFFIX, ".db") else p.with_name(p.name + SUFFIX)
 
 
@@ -47,7 +52,7 @@ class Store:
 
     def __init__(self, path: str | Path):
         self.path = store_path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_out(self.path)  # a folder, an unwritable place or a damaged file: one line
         self.db = sqlite3.connect(self.path, timeout=30)
         self.db.execute("PRAGMA journal_mode=WAL")
         with self.db:
@@ -114,13 +119,14 @@ class Store:
         return self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
 
 
-def load(path: str | Path) -> tuple[dict, list[str], list[dict]]:
-    """(meta, axes, rows) of a stored sweep; rows are dicts with the setting names as keys."""
-    db = sqlite3.connect(f"file:{store_path(path)}?mode=ro", uri=True)
+def load(source: str | Path | bytes) -> tuple[dict, list[str], list[dict]]:
+    """(meta, axes, rows) of a stored sweep (a file or its bytes), checked before it is read;
+    rows are dicts with the setting names as keys."""
+    src = source if isinstance(source, bytes) else store_path(source)
+    db, axes = open_checked(src)
     try:
         db.row_factory = sqlite3.Row
         meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
-        axes = json.loads(meta.get("axes", "[]"))
         rows = []
         for r in db.execute("SELECT * FROM results ORDER BY rowid"):
             row = dict(r)
@@ -129,13 +135,15 @@ def load(path: str | Path) -> tuple[dict, list[str], list[dict]]:
                     row[name] = row.pop(column(name))
             rows.append(row)
         return meta, axes, rows
+    except sqlite3.DatabaseError as err:  # damage past the quick check, or a query cut off
+        raise StoreError(src, f"SQLite: {plain(err, 80)}") from None
     finally:
         db.close()
 
 
-def load_curves(path: str | Path, keys: list[str]) -> dict[str, list[tuple]]:
+def load_curves(source: str | Path | bytes, keys: list[str]) -> dict[str, list[tuple]]:
     """key → [(step, train_acc, test_acc, train_loss, test_loss, cos_max), ...]."""
-    db = sqlite3.connect(f"file:{store_path(path)}?mode=ro", uri=True)
+    db, _ = open_checked(source if isinstance(source, bytes) else store_path(source))
     try:
         out: dict[str, list[tuple]] = {k: [] for k in keys}
         marks = ", ".join("?" * len(keys))

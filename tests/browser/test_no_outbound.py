@@ -58,6 +58,7 @@ def hostile_queries(base: str) -> dict[str, str]:
         "link and image in d": f"d={quote(link + ' ' + img)}",
         "long value": "k=" + "9" * 5000,
         "streamlit shortcodes": "T=" + quote(":material/warning: :red[big] :smile: $x^2$"),
+        "www and e-mail autolinks": "k=www.evil.example&m=" + quote("x@evil.example"),
     }
     return raw
 

@@ -93,3 +93,18 @@ def test_diverged_comparison_keeps_its_table_and_downloads_up_to_that_step():
     assert len(downloads) == 2
     assert any(e.value.startswith("training diverged") for e in at.error)
     assert json.loads(json.dumps(report))["diverged_at"] == at_step
+
+
+def test_echoes_are_plain_short_and_one_warning_for_unknown_keys():
+    """Issue 22 finding 8: no autolink, a 10 000-character preset cut to 80, 300 unknown keys in
+    one warning."""
+    params = {"preset": "p" * 10_000, "k": "www.evil.example", "m": "x@evil.example",
+              **{f"zz{i}": "1" for i in range(300)}}
+    at = open_compare(params)
+    texts = [w.value for w in at.warning]
+    assert len(texts) == 4, texts  # preset, k, m, and the unknown keys together
+    assert all(len(t) <= 400 for t in texts), [len(t) for t in texts]
+    assert sum("295 more" in t for t in texts) == 1
+    joined = "".join(texts)
+    assert "www." not in joined.replace("\\", "") and "@e" not in joined.replace("\\", "")
+    assert "p" * 81 not in joined

@@ -90,3 +90,41 @@ def test_a_one_setting_sweep_shows_lines_of_every_method_and_no_heat_map_picker(
     assert len(charts) == 1
     names = [t["name"] for t in json.loads(charts[0].proto.spec)["data"]]
     assert {"Network", "NTK", "RF"} <= set(names), names
+
+
+def test_a_broken_store_in_sweeps_is_listed_with_a_note_and_never_opened(tmp_path,
+                                                                         monkeypatch):
+    from ui import sweep_run
+
+    (tmp_path / "sweeps").mkdir()
+    (tmp_path / "sweeps" / "a-broken.sqlite").write_bytes(b"\x00garbage" * 100)
+    spec = SweepSpec("quick-parity", TINY, (("k", (1, 3)),), (), 1, 0, ("network",))
+    run_sweep(spec, str(tmp_path / "sweeps" / "b-good"))
+    monkeypatch.setattr(sweep_run, "ROOT", tmp_path)
+    at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="sweep_pick")
+    assert picker.value == "sweeps/b-good.sqlite"  # the sound store is the default
+    assert picker.options[-1] == "sweeps/a-broken.sqlite — cannot be opened"
+    picker.set_value("sweeps/a-broken.sqlite").run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    assert "cannot be opened" in at.warning[0].value and not at.get("plotly_chart")
+
+
+def test_page_runs_leave_no_temp_folder_and_old_ones_are_removed(tmp_path):
+    import os
+    import tempfile
+
+    from ui import sweep_run
+
+    before = set(Path(tempfile.gettempdir()).glob("fex-sweep-*"))
+    spec = SweepSpec("quick-parity", TINY, (("k", (1,)),), (), 1, 0, ("network",))
+    res, data = sweep_run.run_in_tmp(spec, None)
+    assert res["written"] == 1 and data[:15] == b"SQLite format 3"
+    assert set(Path(tempfile.gettempdir()).glob("fex-sweep-*")) == before
+    old, new = tmp_path / "fex-sweep-old", tmp_path / "fex-sweep-new"
+    old.mkdir(), new.mkdir()
+    os.utime(old, (0, 0))
+    assert sweep_run.remove_stale_tmp(root=str(tmp_path)) == 1
+    assert not old.exists() and new.exists()
