@@ -12,7 +12,7 @@ from engine.presets import PRESETS, Preset
 from engine.report import build_report, cell
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
-from ui.state import CompareState
+from ui.state import CompareState, matching_preset
 
 try:  # the resource guard is optional: without it every valid setting may start
     from engine import guard
@@ -108,8 +108,11 @@ def _fail(cs: CompareState, message: str) -> None:
 
 
 def paper_preset(state) -> Preset | None:
-    """The loaded preset when it has the paper's numbers and the setting is still its own."""
-    preset = PRESETS.get(state.preset) if state.preset else None
+    """The loaded preset when it has the paper's numbers and the setting is still its own;
+    with none loaded, the paper preset whose setting this is (the defaults are paper-parity's,
+    and the sidebar's preset box already names it)."""
+    name = state.preset if state.preset in PRESETS else matching_preset(state.cfg)
+    preset = PRESETS.get(name) if name else None
     if preset is None or not preset.paper:
         return None
     try:

@@ -34,9 +34,15 @@ def test_the_preset_box_names_the_preset_the_defaults_are(page: Page, app_server
     box = box.get_by_role("combobox")  # the shown value is the combobox's input value
     preset = re.compile("^paper-parity — ")
     expect(box).to_have_value(preset, timeout=60_000)
+    main = page.locator('[data-testid="stMain"]')
+    pick = main.get_by_text("Pick a paper preset")
+    expect(main.get_by_text("The paper's numbers")).to_be_visible()  # the page agrees
+    expect(pick).to_have_count(0)
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowRight")  # p_o 0.50 → 0.51: no longer the preset
     expect(box).to_have_value("(custom)")
+    expect(pick).to_be_visible()
     page.keyboard.press("ArrowLeft")  # back to the preset's setting
     expect(box).to_have_value(preset)
+    expect(main.get_by_text("The paper's numbers")).to_be_visible()
