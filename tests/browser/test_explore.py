@@ -113,8 +113,8 @@ def test_url_opens_explore_with_k7(page: Page, server_log, wait_for_app) -> None
     main = page.locator('[data-testid="stMain"]')
     expect(main.get_by_text("d=500 · D=100 · k=7 · p_o=0.3 · m=300")).to_be_visible(
         timeout=60_000)
-    expect(page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]')
-           .filter(has_text="k").first).to_be_visible()
+    k_box = page.locator('[data-testid="stSidebar"]').get_by_label("k", exact=True)
+    expect(k_box).to_have_value("7")
     expect(page.locator('[data-testid="stAlertContentWarning"]')).to_have_count(0)
     expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.locator(EXCEPTION)).to_have_count(0)

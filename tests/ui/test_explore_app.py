@@ -53,6 +53,11 @@ def summary(at: AppTest) -> str:
     return next(md.value for md in at.markdown if "d=" in md.value and "· k=" in md.value)
 
 
+def plain(markdown: str) -> str:
+    """A message as the user reads it (without the Markdown escapes)."""
+    return markdown.replace("\\", "").replace("\u200b", "")
+
+
 def state(at: AppTest):
     return at.session_state["app"]
 
@@ -72,7 +77,7 @@ def test_default_render_has_no_exception():
 def test_url_params_set_widgets_and_summary():
     at = open_app(k="7", p_o="0.3")
     assert not at.exception and not at.warning
-    assert at.slider(key="w_k").value == 7
+    assert at.number_input(key="w_k").value == 7
     assert at.slider(key="w_p_o").value == pytest.approx(0.3)
     assert at.number_input(key="w_n").value == 2000
     assert "k=7 · p_o=0.3" in summary(at)
@@ -85,7 +90,7 @@ def test_bad_url_value_warns_and_falls_back():
     at = open_app(k="abc", m="50")
     assert not at.exception
     assert any("k\\=\\'abc\\'" in w.value for w in at.warning)  # escaped Markdown
-    assert at.slider(key="w_k").value == Config().k
+    assert at.number_input(key="w_k").value == Config().k
     assert at.number_input(key="w_m").value == 50  # the good values are kept
 
 
@@ -132,10 +137,10 @@ def test_a_missing_batch_is_sent_again_from_what_the_browser_holds():
 def test_changing_k_restarts_and_bad_relation_keeps_last_run():
     at = want(open_app(), 2)
     run_before, id_before = state(at).explore.run, player(at)["meta"]["run"]
-    at.slider(key="w_k").set_value(6).run()  # even k is not allowed for parity
+    at.number_input(key="w_k").set_value(6).run()  # even k is not allowed for parity
     assert any("k\\=6" in e.value for e in at.error)  # the message is escaped Markdown
     assert state(at).explore.run is run_before and len(run_before.history) >= 2
-    at.slider(key="w_k").set_value(7).run()
+    at.number_input(key="w_k").set_value(7).run()
     assert not at.error
     data = player(at)
     assert data["meta"]["run"] != id_before and data["start"] == 0
@@ -150,7 +155,7 @@ def test_preset_set_by_another_page_loads_into_widgets():
     state(at).preset = None
     at.run()
     assert player(at)["meta"]["T"] == 30
-    assert at.slider(key="w_d").value == 100 and at.slider(key="w_D").value == 50
+    assert at.number_input(key="w_d").value == 100 and at.number_input(key="w_D").value == 50
     assert "d=100 · D=50" in summary(at)
 
 
@@ -168,7 +173,9 @@ def test_server_limit_refuses_a_setting_and_keeps_the_run():
     run_before = state(at).explore.run
     at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
     assert not at.exception
-    assert any("m=5000" in e.value and "FEX_MAX_M" in e.value for e in at.error)
+    assert any("m=5000 is not allowed" in plain(e.value) and "FEX_MAX_M" in plain(e.value)
+               for e in at.error)
+    assert at.number_input(key="w_m").value == 50  # the control shows what runs
     assert state(at).explore.run is run_before and len(run_before.history) >= 2
     assert "m=50" in summary(at)  # the summary shows what still runs
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
@@ -239,3 +246,31 @@ def test_the_computed_step_sizes_are_shown():
     assert list(table["stage"]) == ["step 1", "step 2", f"steps 3-{sch.T}"]
     assert table["η"][1] == sch.step2.eta > 1  # the automatic η⁽²⁾
     assert "ν = 0.0817" in table["rule"][0]
+
+
+def test_a_refusal_names_the_changed_setting_and_the_sidebar_shows_what_runs(monkeypatch):
+    """m = 2000 was refused as "T=600 is not allowed" while the sidebar kept showing m = 2000
+    and m = 50 kept running."""
+    from engine import guard
+
+    cfg = Config(**{k: int(v) for k, v in SMALL.items()}).replace(T=600)
+    fits, too_long = (guard.estimate(c).seconds for c in (cfg, cfg.replace(m=2000)))
+    monkeypatch.setenv("FEX_MAX_SECONDS", f"{(fits + too_long) / 2:.3f}")
+    at = open_app(T="600")
+    run_before = state(at).explore.run
+    at.number_input(key="w_m").set_value(2000).run()
+    errors = [plain(e.value) for e in at.error]
+    assert any(e.startswith("m=2000 is not allowed with T=600: each method needs about")
+               and "FEX_MAX_SECONDS" in e and "Still running m=50." in e for e in errors), errors
+    assert at.number_input(key="w_m").value == 50  # the control shows what runs
+    assert state(at).explore.run is run_before and "m=50" in summary(at)
+
+
+def test_k_steps_by_two_where_it_must_be_odd():
+    at = open_app()
+    k = at.number_input(key="w_k")
+    assert k.proto.step == 2 and k.value == 5
+    k.increment().run()
+    assert not at.error and state(at).cfg.k == 7  # never k=6 on the way
+    other = open_app(labeling="interval", t1="1", t2="3")
+    assert state(other).cfg.labeling == "interval" and other.number_input(key="w_k").proto.step == 1
