@@ -90,3 +90,10 @@ def test_a_one_setting_sweep_shows_lines_of_every_method_and_no_heat_map_picker(
     assert len(charts) == 1
     names = [t["name"] for t in json.loads(charts[0].proto.spec)["data"]]
     assert {"Network", "NTK", "RF"} <= set(names), names
+
+
+def test_the_structure_strength_sweep_opens_on_its_structured_slice():
+    """Its lines opened at structure = 0: the first picture told the opposite of the paper."""
+    at = page_with(ROOT / "docs/results/sweep-structure-strength.sqlite")
+    slice_box = next(s for s in at.selectbox if s.label == "lines at structure =")
+    assert slice_box.value == 1
