@@ -30,7 +30,7 @@ export default function (component) {
       t.select(); document.execCommand("copy"); t.remove();
     }
     note.textContent = "copied: " + url;
-    root.dataset.copied = url;
+    btn.dataset.copied = url;  // root may be a shadow root, which has no dataset
   };
 }
 """)
