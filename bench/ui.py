@@ -14,7 +14,8 @@ measures from the browser's side, for each setting:
   scrub         ms from the press on the scrubber until the new step is drawn (10 clicks)
   pause         ms from the Pause click until the last change of the shown step
   play start    seconds from Play to step 1 and to step 2 on screen, Play pressed as soon as
-                step 0 is drawn ("at once") and 3 s later (a teacher talks over step 0 first)
+                step 0 is drawn ("at once") and 3 s later (a teacher talks over step 0 first),
+                on a page just opened and right after a setting changed (a new run)
 Prints the figures and writes them as JSON to bench/results/ui-<date>.json.
 """
 
@@ -139,20 +140,31 @@ PLAY_START_JS = """() => new Promise((done) => {
 })"""
 
 
-def play_start_s(page, url: str, args: argparse.Namespace, delay_s: float) -> dict:
-    """Open the page, wait delay_s after step 0 is drawn, press Play: seconds to steps 1, 2."""
+def play_start_s(page, url: str, args: argparse.Namespace, delay_s: float,
+                 change: bool = False) -> dict:
+    """Open the page (and change p_o: a new run), wait delay_s after its step 0 is drawn,
+    press Play: seconds until steps 1 and 2 are on screen."""
     page.goto(url)
     wait_for_app_run(page, timeout_ms=args.timeout * 1000)
     wait_player(page, args.timeout)
+    if change:
+        first_chart_s(page, args.timeout)
     page.wait_for_timeout(delay_s * 1000)
     seen = page.evaluate(PLAY_START_JS)
     page.click(f"{PLAYER} .fe-play")  # Pause
     return {"step1_s": seen.get("1"), "step2_s": seen.get("2")}
 
 
+def play_starts(page, url: str, args: argparse.Namespace) -> dict:
+    """Play to steps 1 and 2: on a page just opened, and right after a setting changed."""
+    return {"page opened, at once": play_start_s(page, url, args, 0.0),
+            "page opened, after 3 s": play_start_s(page, url, args, 3.0),
+            "setting changed, at once": play_start_s(page, url, args, 0.0, change=True),
+            "setting changed, after 3 s": play_start_s(page, url, args, 3.0, change=True)}
+
+
 def measure_one(page, url: str, args: argparse.Namespace) -> dict:
-    starts = {"at once": play_start_s(page, url, args, 0.0),
-              "after 3 s": play_start_s(page, url, args, 3.0)}
+    starts = play_starts(page, url, args)
     page.goto(url)
     wait_for_app_run(page, timeout_ms=args.timeout * 1000)
     wait_player(page, args.timeout)
