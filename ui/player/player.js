@@ -16,6 +16,14 @@ const FE = (() => {
   const setScale = (k) => { scale = k; };
   const textScale = () => scale;
 
+  /* The largest type (≤ px) at which text fits maxW: a label is never cut at the canvas edge. */
+  function fitFont(ctx, text, style, px, maxW) {
+    let size = px;
+    ctx.font = F(style, size);
+    while (size > 8 && ctx.measureText(text).width > maxW) ctx.font = F(style, --size);
+    return size;
+  }
+
   function bytes(b64) {
     const s = atob(b64), u = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
@@ -119,8 +127,9 @@ const FE = (() => {
     const fanMax = Math.min(60, 0.1 * Math.min(pw, ph));  // a fan stays inside the canvas
     const k = (Math.min(pw, ph) - 2 * fanMax) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
     const X = (j) => cx + pos[2 * j] * sc * k, Y = (j) => cy - pos[2 * j + 1] * sc * k;
-    ctx.fillStyle = th.fg; ctx.font = F("600", 15); ctx.textBaseline = "top";
-    ctx.fillText("MDS map of the neuron weights (cosine) — step " + st.s.step[i], side, 8);
+    const title = "MDS map of the neuron weights (cosine) — step " + st.s.step[i];
+    ctx.fillStyle = th.fg; ctx.textBaseline = "top"; fitFont(ctx, title, "600", 15, w - 2 * side);
+    ctx.fillText(title, side, 8);
     const spots = [];
     let row = nn;
     for (const mk of m.marks) {
@@ -185,7 +194,6 @@ const FE = (() => {
       const my = members.reduce((a, j) => a + xy[2 * j + 1], 0) / members.length;
       groups.push({x: mx, y: my, r0: 0, members});
     }
-    const reach = new Array(spots.length).fill(0);
     let moved = 0;
     groups.forEach((g, gi) => {
       const room = Math.PI * (maxR * maxR - g.r0 * g.r0) / g.members.length;
@@ -193,9 +201,17 @@ const FE = (() => {
       g.members.forEach((j, q) => {
         const r = Math.sqrt(g.r0 * g.r0 + ((q + 0.5) * area) / Math.PI), a = q * 2.39996323;
         xy[2 * j] = g.x + r * Math.cos(a); xy[2 * j + 1] = g.y + r * Math.sin(a);
-        if (gi < spots.length) reach[gi] = Math.max(reach[gi], r + 3.5);
       });
       moved += g.members.length;
+    });
+    // how far the neurons drawn around each marker reach (its count label goes above them)
+    const reach = spots.map((s) => {
+      let far = 0;
+      for (let j = 0; j < nn; j++) {
+        const d = Math.hypot(xy[2 * j] - s.x, xy[2 * j + 1] - s.y);
+        if (d <= 1.5 * maxR) far = Math.max(far, d + 3.5);
+      }
+      return far;
     });
     return {xy, moved, reach: (s) => reach[s] || 0};
   }
@@ -222,9 +238,10 @@ const FE = (() => {
     const rows = [[]];
     let x = (bySign ? 96 + ctx.measureText("a_i < 0").width : 118 + ctx.measureText("|cos| 0 → 1").width) + 24;
     for (const t of notes) {
-      const tw = ctx.measureText(t).width;
+      const size = fitFont(ctx, t, "", 12, w - 24), tw = ctx.measureText(t).width;
       if (x + tw > w - 12) { rows.push([]); x = 12; }
-      rows[rows.length - 1].push([t, x]); x += tw + 24;
+      rows[rows.length - 1].push([t, x, size]); x += tw + 24;
+      ctx.font = F("", 12);
     }
     return rows;
   }
@@ -242,9 +259,11 @@ const FE = (() => {
       ctx.fillStyle = th.fg; ctx.fillText("|cos| 0 → 1", 118, y);
     }
     ctx.fillStyle = th.muted;
-    rows.forEach((items, r) => { for (const [t, x] of items) ctx.fillText(t, x, y + r * lineH); });
+    rows.forEach((items, r) => {
+      for (const [t, x, size] of items) { ctx.font = F("", size); ctx.fillText(t, x, y + r * lineH); }
+    });
   }
 
   return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, C, F, fitCanvas,
-    niceTicks};
+    fitFont, niceTicks};
 })();
