@@ -73,21 +73,20 @@ def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
 
     pixels = np.array([px(p) for p in points]).reshape(-1, 2)
     centres = {name: px(np.atleast_2d(p)[0]) for name, p in marks.items()}
-    shown, reach, moved = fan.fan_out(pixels, [(x, y, MARK_R) for x, y in centres.values()],
+    shown, label_y, moved = fan.fan_out(pixels, [(x, y, MARK_R) for x, y in centres.values()],
                                       FAN_MAX)
     for (x, y), c in zip(shown, cos, strict=True):
         d.ellipse((x - 3, y - 3, x + 3, y + 3), fill=_colour(c))
     small = _font(14)
-    for (name, (x, y)), r in zip(centres.items(), reach, strict=True):
+    for (name, (x, y)), at in zip(centres.items(), label_y, strict=True):
         colour = "#D55E00" if name.startswith("+") else "#E69F00" if name.startswith("−") else \
             "#009E73"
         d.regular_polygon((x, y, MARK_R), 5 if name.startswith("+") else 4, fill=colour,
                           outline="#222222")
         if name in ("+Σ_A M", "−Σ_A M"):
             on = star_counts(cos)[0 if name.startswith("+") else 1]
-            above = y - max(r, MARK_R) - 6
-            d.text((x, above if above > top + 14 else y + max(r, MARK_R) + 18),
-                   f"{on} on {name}", fill="#262730", font=small, anchor="ms")
+            at = min(GIF_SIZE - bottom, max(top + 14, at))
+            d.text((x, at), f"{on} on {name}", fill="#262730", font=small, anchor="mm")
     d.text((pad, 10), f"step {step} / {T}", fill="#262730", font=_font(22))
     d.text((GIF_SIZE - pad, 16), "neuron weights, MDS map", fill="#6b6f7b", font=small,
            anchor="ra")

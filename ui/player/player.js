@@ -144,10 +144,9 @@ const FE = (() => {
       for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
       if (!mk.count) continue;
       const count = mk.count > 0 ? st.s.plus[i] : st.s.minus[i], x = X(row - 1), y = Y(row - 1);
-      const reach = Math.max(MARK_R[mk.style] || 5, fan.reach(row - 1 - nn));
       cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count});
-      const above = y - reach - 12;  // the count over its fan, or under it at the top edge
-      label(ctx, x, above > top + 10 ? above : y + reach + 12, count + " on " + mk.name, th, w);
+      const at = Math.min(h - bottom, Math.max(top + 10, fan.labelAt[row - 1 - nn]));
+      label(ctx, x, at, count + " on " + mk.name, th, w);
     }
     const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
     drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
@@ -173,7 +172,8 @@ const FE = (() => {
   const FAN_GAP = 5.6;  // px between fanned-out neurons (dots have a 3.5 px radius)
   const FAN_NOTE = "neurons on one point are fanned out around it (display only)";
 
-  /* Display positions: neurons hidden under a marker, or three or more on one 3 px cell, are
+  const CELL = 2, CROWD = 4;  // CROWD or more neurons on one CELL px spot coincide on screen
+  /* Display positions: neurons hidden under a marker, or CROWD or more on one CELL px spot, are
    * laid out on a sunflower spiral around that point (the marker's radius kept free); a large
    * group packs its dots closer so as to stay within maxR. */
   function fanOut(nn, X, Y, spots, maxR) {
@@ -184,12 +184,12 @@ const FE = (() => {
       xy[2 * j] = x; xy[2 * j + 1] = y;
       const g = groups.find((s) => Math.hypot(x - s.x, y - s.y) <= s.r + 1);
       if (g) { g.members.push(j); continue; }
-      const key = Math.round(x / 3) + "," + Math.round(y / 3);
+      const key = Math.round(x / CELL) + "," + Math.round(y / CELL);
       if (!cells.has(key)) cells.set(key, []);
       cells.get(key).push(j);
     }
     for (const members of cells.values()) {
-      if (members.length < 3) continue;
+      if (members.length < CROWD) continue;
       const mx = members.reduce((a, j) => a + xy[2 * j], 0) / members.length;
       const my = members.reduce((a, j) => a + xy[2 * j + 1], 0) / members.length;
       groups.push({x: mx, y: my, r0: 0, members});
@@ -204,16 +204,20 @@ const FE = (() => {
       });
       moved += g.members.length;
     });
-    // how far the neurons drawn around each marker reach (its count label goes above them)
-    const reach = spots.map((s) => {
-      let far = 0;
-      for (let j = 0; j < nn; j++) {
-        const d = Math.hypot(xy[2 * j] - s.x, xy[2 * j + 1] - s.y);
-        if (d <= 1.5 * maxR) far = Math.max(far, d + 3.5);
-      }
-      return far;
-    });
-    return {xy, moved, reach: (s) => reach[s] || 0};
+    return {xy, moved, labelAt: spots.map((s) => labelSide(xy, nn, s, maxR))};
+  }
+
+  /* Where a marker's count label goes: above or below it, on the side with fewer neurons in
+   * the label's column, past the last neuron drawn there (at step 1 they lean in from one side). */
+  function labelSide(xy, nn, s, maxR) {
+    const far = {[-1]: s.r, [1]: s.r}, count = {[-1]: 0, [1]: 0};
+    for (let j = 0; j < nn; j++) {
+      const dy = xy[2 * j + 1] - s.y, side = dy < 0 ? -1 : 1;
+      if (Math.abs(xy[2 * j] - s.x) > 40 || Math.abs(dy) > 1.5 * maxR) continue;
+      count[side]++; far[side] = Math.max(far[side], Math.abs(dy) + 3.5);
+    }
+    const side = count[1] < count[-1] ? 1 : -1;
+    return s.y + side * (far[side] + 12);
   }
 
   function drawMark(ctx, x, y, mk, th) {
