@@ -24,9 +24,9 @@ BUDGET_S = 0.22
 FIRST_FRAMES = 3
 
 
-def wanted(player: dict) -> int:
-    """Frames the server owes: the browser's ask, the shown step, and always steps 0–2."""
-    return max(player["want"], player["view"].get("step", 0) + 1, FIRST_FRAMES)
+def wanted(player: dict, ahead: bool = True) -> int:
+    """Frames the server owes: the browser's ask, the shown step, and (ahead) steps 0–2."""
+    return max(player["want"], player["view"].get("step", 0) + 1, FIRST_FRAMES if ahead else 1)
 
 
 def guard_check(cfg: Config) -> None:
@@ -75,12 +75,13 @@ def reset(state: AppState) -> None:
     state.explore.player = None  # a new run: the browser gets it from frame 0
 
 
-def compute(state: AppState, player: dict) -> int:
-    """Take steps until the browser has the frames it asked for, within one tick's budget."""
+def compute(state: AppState, player: dict, ahead: bool = True) -> int:
+    """Take steps until the browser has the frames it asked for (ahead: and steps 1 and 2),
+    within one tick's budget."""
     run = state.explore.run
     if run is None or state.explore.error or run.done:
         return 0
-    want = wanted(player)  # frames, step 0 included
+    want = wanted(player, ahead)  # frames, step 0 included
     t0, done = time.perf_counter(), 0
     try:
         while len(run.history) < want and not run.done:

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.config import Config
 from engine.presets import preset_config
+from ui import live
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"n": "2000", "n_test": "1000", "T": "40", "m": "50", "batch": "200"}
@@ -100,7 +101,9 @@ def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
     first = player(at)
     assert first["start"] == 0 and first["frames"]["step"] == [0]
     assert state(at).explore.player["want"] == 1  # nobody asked for more
-    at.run()  # a fragment tick: the frames computed after the first one go out
+    assert state(at).explore.timer_on  # yet the fragment ticks, and a tick computes them:
+    live.compute(state(at), state(at).explore.player)  # (AppTest runs no fragment timer)
+    at.run()  # the frames computed after the first one go out
     data, hist = player(at), state(at).explore.run.history
     assert data["meta"]["run"] == first["meta"]["run"]
     assert data["start"] == 1 and data["frames"]["step"] == [1, 2]  # frame 0 is not re-sent
