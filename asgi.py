@@ -1,12 +1,16 @@
 """The served entry point: `streamlit run asgi.py` runs app.py as an st.App with one middleware.
 
 The middleware (ui/not_found.py) answers unknown addresses two or more levels deep (/a/b) with
-"Page not found"; Streamlit alone answers them with a blank page. Everything else is app.py.
+"Page not found"; Streamlit alone answers them with a blank page. ui/base_url.py tells each page
+where the server is (a page opened by its address probed /<page>/_stcore/health: two 404s).
+Everything else is app.py.
 """
 
 import streamlit as st
 from starlette.middleware import Middleware
 
+from ui.base_url import BackendBaseMiddleware
 from ui.not_found import NotFoundMiddleware
 
-app = st.App("app.py", middleware=[Middleware(NotFoundMiddleware)])
+app = st.App("app.py", middleware=[Middleware(NotFoundMiddleware),
+                                   Middleware(BackendBaseMiddleware)])

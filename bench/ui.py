@@ -13,6 +13,9 @@ measures from the browser's side, for each setting:
                 (from step 0; the player asks the server only for frames a few seconds ahead)
   scrub         ms from the press on the scrubber until the new step is drawn (10 clicks)
   pause         ms from the Pause click until the last change of the shown step
+  play start    seconds from Play to step 1 and to step 2 on screen, Play pressed as soon as
+                step 0 is drawn ("at once") and 3 s later (a teacher talks over step 0 first),
+                on a page just opened and right after a setting changed (a new run)
 Prints the figures and writes them as JSON to bench/results/ui-<date>.json.
 """
 
@@ -124,7 +127,44 @@ def scrub_ms(page, clicks: int = 10) -> list[float]:
     return out
 
 
+PLAY_START_JS = """() => new Promise((done) => {
+  const p = document.querySelector('.fe-player'), seen = {};
+  const t0 = performance.now();
+  const obs = new MutationObserver(() => {
+    const s = +p.dataset.step, t = (performance.now() - t0) / 1000;  // a frame may skip a step
+    for (const k of ['1', '2']) if (s >= +k && !(k in seen)) seen[k] = t;
+    if ('2' in seen) { obs.disconnect(); done(seen); }
+  });
+  obs.observe(p, {attributes: true, attributeFilter: ['data-step']});
+  p.querySelector('.fe-play').click();
+})"""
+
+
+def play_start_s(page, url: str, args: argparse.Namespace, delay_s: float,
+                 change: bool = False) -> dict:
+    """Open the page (and change p_o: a new run), wait delay_s after its step 0 is drawn,
+    press Play: seconds until steps 1 and 2 are on screen."""
+    page.goto(url)
+    wait_for_app_run(page, timeout_ms=args.timeout * 1000)
+    wait_player(page, args.timeout)
+    if change:
+        first_chart_s(page, args.timeout)
+    page.wait_for_timeout(delay_s * 1000)
+    seen = page.evaluate(PLAY_START_JS)
+    page.click(f"{PLAYER} .fe-play")  # Pause
+    return {"step1_s": seen.get("1"), "step2_s": seen.get("2")}
+
+
+def play_starts(page, url: str, args: argparse.Namespace) -> dict:
+    """Play to steps 1 and 2: on a page just opened, and right after a setting changed."""
+    return {"page opened, at once": play_start_s(page, url, args, 0.0),
+            "page opened, after 3 s": play_start_s(page, url, args, 3.0),
+            "setting changed, at once": play_start_s(page, url, args, 0.0, change=True),
+            "setting changed, after 3 s": play_start_s(page, url, args, 3.0, change=True)}
+
+
 def measure_one(page, url: str, args: argparse.Namespace) -> dict:
+    starts = play_starts(page, url, args)
     page.goto(url)
     wait_for_app_run(page, timeout_ms=args.timeout * 1000)
     wait_player(page, args.timeout)
@@ -133,7 +173,8 @@ def measure_one(page, url: str, args: argparse.Namespace) -> dict:
     pause = pause_ms(page)
     fps = playback_fps(page, args.timeout)
     scrub = scrub_ms(page)
-    return {"first_chart_s": firsts, "first_chart_median_s": statistics.median(firsts),
+    return {"play_start": starts, "first_chart_s": firsts,
+            "first_chart_median_s": statistics.median(firsts),
             "blank": blank, "pause_ms": pause, "playback": fps, "scrub_ms": scrub,
             "scrub_median_ms": statistics.median(scrub), "scrub_max_ms": max(scrub)}
 
@@ -171,6 +212,9 @@ def report(res: dict) -> None:
               f"(draw {p.get('draw_ms_median')} ms); "
               f"scrub median {r['scrub_median_ms']:.0f} ms, max {r['scrub_max_ms']:.0f} ms; "
               f"pause {r['pause_ms']} ms")
+        for when, t in r["play_start"].items():
+            print(f"  Play {when}: step 1 after {t['step1_s']:.2f} s, "
+                  f"step 2 after {t['step2_s']:.2f} s")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -58,8 +58,9 @@ def live_panel() -> None:
         live.compute(state, player_view.session(state))
     player_view.mount(state, theme=mode.theme, present=mode.on)
     sync_url()  # the player's view changes rerun this fragment only
-    if full_run:  # its frames go out with the next tick
-        live.compute(state, player_view.session(state))
+    if full_run:  # its frames go out with the next tick; steps 1-2 unasked come with ticks
+        # (a script run that a quick change of setting supersedes does no work nobody asked for)
+        live.compute(state, player_view.session(state), ahead=False)
     if state.explore.timer_on != player_view.ticking(state):
         st.rerun()  # started, finished, idle or diverged: a full run sets the timer
 

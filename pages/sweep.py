@@ -49,7 +49,8 @@ y = c3.selectbox("y axis", others) if others else None
 
 fixed = {}
 for name in [a for a in axes if a not in (x, y)]:
-    fixed[name] = st.selectbox(f"{name} (fixed)", sorted(df[name].unique()))
+    values = sorted(df[name].unique())
+    fixed[name] = st.selectbox(f"{name} (fixed)", values, index=sd.opening_index(values, name))
 
 
 def heat_panel(column) -> None:
@@ -82,7 +83,10 @@ def heat_panel(column) -> None:
 if y is not None:
     heat_panel(c2)
 
-line_y = st.selectbox(f"lines at {y} =", sorted(df[y].unique())) if y is not None else None
+line_y = None
+if y is not None:
+    slices = sorted(df[y].unique())
+    line_y = st.selectbox(f"lines at {y} =", slices, index=sd.opening_index(slices, y))
 line_rows = []
 for m in methods:
     part = sd.fix_others(sd.per_seed(df, axes, metric, m), fixed)

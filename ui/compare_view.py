@@ -15,7 +15,7 @@ from engine.reads import read_diff
 from engine.report import build_report, cell
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
-from ui.state import CompareState, fmt_value
+from ui.state import CompareState, fmt_value, matching_preset
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
@@ -105,8 +105,11 @@ def _fail(cs: CompareState, message: str) -> None:
 
 
 def paper_preset(state) -> Preset | None:
-    """The loaded preset when it has the paper's numbers and the setting is still its own."""
-    preset = PRESETS.get(state.preset) if state.preset else None
+    """The loaded preset when it has the paper's numbers and the setting is still its own;
+    with none loaded, the paper preset whose setting this is (the defaults are paper-parity's,
+    and the sidebar's preset box already names it)."""
+    name = state.preset if state.preset in PRESETS else matching_preset(state.cfg)
+    preset = PRESETS.get(name) if name else None
     if preset is None or not preset.paper:
         return None
     try:

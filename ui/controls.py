@@ -10,15 +10,19 @@ import streamlit as st
 from engine import scenarios
 from engine.config import SPECS, Config, ConfigError, validate
 from engine.echo import markdown_plain
+from engine.guard import ResourceError
 from engine.presets import PRESETS, preset_config
 from engine.spec import Spec
+from ui import live
 from ui.state import AppState, matching_preset
 
 PREFIX = "w_"  # widget keys are "w_<setting>"
 PRESET_KEY = "w_preset"
 CUSTOM = "(custom)"
 AUTO_ON_OFF = (None, True, False)  # an optional switch: None lets the schedule decide
-SLIDERS = {"d", "D", "k", "p_o", "p_a", "noise", "t1", "t2", "sigma_r"}
+# Sliders only for short ranges; d, D, k, n and m span thousands, where a 240 px slider cannot
+# hit an exact value: those are number inputs.
+SLIDERS = {"p_o", "p_a", "noise", "t1", "t2", "sigma_r"}
 # Main controls of each group; the rest sit in a collapsed expander below it.
 MAIN = {
     "data": ("scenario", "labeling", "d", "D", "k", "p_o", "n", "structure", "seed"),
@@ -61,18 +65,37 @@ def widget_config(state: AppState) -> Config:
     return validate(dataclasses.replace(state.cfg, **changes))
 
 
-def on_widget(state: AppState) -> None:
-    """A control moved: adopt the new setting, or keep the last valid one and say why."""
+def on_widget(state: AppState, name: str) -> None:
+    """A control moved: adopt the new setting, or keep the last valid one and say why, naming
+    the setting that was changed (the check that fails may name another one)."""
     try:
         cfg = widget_config(state)
-    except ConfigError as err:
-        state.form_error = f"{SPECS[err.name].label if err.name in SPECS else err.name}: {err}"
+        live.guard_check(cfg)
+    except ResourceError as err:  # the server's limits: the control goes back to what runs
+        state.form_error = refusal(name, st.session_state[key(name)], err, state.cfg)
+        st.session_state[key(name)] = getattr(state.cfg, name)
+        return
+    except ConfigError as err:  # a rule between settings: the next change may satisfy it
+        state.form_error = refusal(name, st.session_state[key(name)], err, state.cfg)
         return
     state.form_error = None
     if state.preset in PRESETS and cfg != preset_config(state.preset):
         state.preset = None
     state.cfg = state.synced_cfg = cfg
     st.session_state[PRESET_KEY] = preset_shown(state)
+
+
+def refusal(name: str, value: Any, err: ConfigError, running: Config) -> str:
+    """'m=2000 is not allowed with T=600: … m=300 keeps running.' for a change of `name`."""
+    label = SPECS[name].label if name in SPECS else name
+    why = str(err.allowed).removeprefix("a smaller value: ")
+    if err.name == name:
+        head = f"{label}={value} is not allowed: {why}"
+    else:
+        other = SPECS[err.name].label if err.name in SPECS else err.name
+        head = (f"{label}={value} is not allowed with {other}={err.value}: {why} "
+                f"(change {label} or {other})")
+    return f"{head}. Still running {label}={getattr(running, name)}"
 
 
 def on_preset(state: AppState) -> None:
@@ -92,7 +115,7 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
     short = spec.help and len(spec.help) <= 32 and spec.label != spec.help
     label = f"{spec.label} ({spec.help})" if short else spec.label
     args: dict[str, Any] = {"key": k, "help": spec.help or None, "on_change": on_widget,
-                            "args": (state,)}
+                            "args": (state, name)}
     # Each widget's own default is the current setting. A widget that the browser remounts
     # without its stored value sends its default with the next rerun; with Streamlit's
     # defaults (a number's minimum, a list's first entry) a running setting silently became
@@ -109,8 +132,13 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
     elif name in SLIDERS:
         st.slider(label, value=value, **_bounds(spec), **args)
     else:
-        st.number_input(label, value=value, **_bounds(spec), placeholder="auto (schedule)",
-                        **args)
+        st.number_input(label, value=value, **{**_bounds(spec), **_odd_step(name, state.cfg)},
+                        placeholder="auto (schedule)", **args)
+
+
+def _odd_step(name: str, cfg: Config) -> dict:
+    """k must be odd for the parity labeling: its control steps by 2 (5 → 7, never k=6)."""
+    return {"step": 2} if name == "k" and cfg.labeling == "parity" else {}
 
 
 def _bounds(spec: Spec) -> dict:
@@ -146,8 +174,7 @@ def sidebar(state: AppState) -> None:
                      help="load a named setting (the paper's experiments)",
                      format_func=lambda n: n if n == CUSTOM else f"{n} — {PRESETS[n].title}")
         if state.form_error:
-            st.error(f"{markdown_plain(state.form_error)}. The last valid setting keeps running.",
-                     icon=":material/error:")
+            st.error(f"{markdown_plain(state.form_error)}.", icon=":material/error:")
         shown = state.cfg
         for group, title in GROUP_TITLES.items():
             names = [n for n, s in SPECS.items() if s.group == group and _visible(n, shown)]

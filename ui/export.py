@@ -5,15 +5,18 @@ from __future__ import annotations
 import html
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from engine.evaluate import star_counts
-from ui import playback
+from ui import fan, playback
 from ui.state import AppState
 
 GIF_SIZE = 480
+FONT = Path(__file__).resolve().parents[1] / "assets" / "DejaVuSans.ttf"
+MARK_R, FAN_MAX = 10, 40  # marker radius and the widest fan of coinciding neurons, in px
 GIF_MS, GIF_SLOW_MS = 60, 900  # per frame; steps 0, 1 and 2 stay longer on screen
 
 BOOT_JS = """
@@ -44,11 +47,15 @@ def export_html(state: AppState, title: str) -> str:
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")
 
 
-def _font(size: int):
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1 has no sized default font
-        return ImageFont.load_default()
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    """The bundled DejaVu Sans: it has every glyph the labels use (Σ, −, ±, subscripts)."""
+    return ImageFont.truetype(str(FONT), size)
+
+
+def _colour(cos: float) -> tuple[int, ...]:
+    """|cos| 0 grey → 1 blue, as the player's colour key."""
+    grey, blue = np.array([187, 187, 187]), np.array([0, 114, 178])
+    return tuple(int(v) for v in grey + (blue - grey) * min(1.0, abs(float(cos))))
 
 
 def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
@@ -56,31 +63,35 @@ def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
     """The map at one step: neurons coloured by |cos|, the stars, counts and the step number."""
     img = Image.new("RGB", (GIF_SIZE, GIF_SIZE), "white")
     d = ImageDraw.Draw(img)
-    top, pad = 44, 14
-    k = (GIF_SIZE - top - 2 * pad) / (2 * extent)
-    cx, cy = GIF_SIZE / 2, top + (GIF_SIZE - top) / 2
+    top, pad, bottom = 44, 14, 24
+    span = GIF_SIZE - top - bottom
+    k = (span - 2 * FAN_MAX - 2 * pad) / (2 * extent)
+    cx, cy = GIF_SIZE / 2, top + span / 2
 
-    def xy(p):
-        return cx + p[0] * k, cy - p[1] * k
+    def px(p):
+        return float(cx + p[0] * k), float(cy - p[1] * k)
 
-    grey, blue = np.array([187, 187, 187]), np.array([0, 114, 178])
-    for p, c in zip(points, np.abs(cos), strict=True):
-        col = tuple(int(v) for v in grey + (blue - grey) * min(1.0, float(c)))
-        x, y = xy(p)
-        d.ellipse((x - 3, y - 3, x + 3, y + 3), fill=col)
-    font, small = _font(22), _font(14)
-    for name, pos in marks.items():
-        x, y = (float(v) for v in xy(np.atleast_2d(pos)[0]))
+    pixels = np.array([px(p) for p in points]).reshape(-1, 2)
+    centres = {name: px(np.atleast_2d(p)[0]) for name, p in marks.items()}
+    shown, label_y, moved = fan.fan_out(pixels, [(x, y, MARK_R) for x, y in centres.values()],
+                                      FAN_MAX)
+    for (x, y), c in zip(shown, cos, strict=True):
+        d.ellipse((x - 3, y - 3, x + 3, y + 3), fill=_colour(c))
+    small = _font(14)
+    for (name, (x, y)), at in zip(centres.items(), label_y, strict=True):
         colour = "#D55E00" if name.startswith("+") else "#E69F00" if name.startswith("−") else \
             "#009E73"
-        d.regular_polygon((x, y, 10), 5 if name.startswith("+") else 4, fill=colour,
+        d.regular_polygon((x, y, MARK_R), 5 if name.startswith("+") else 4, fill=colour,
                           outline="#222222")
         if name in ("+Σ_A M", "−Σ_A M"):
             on = star_counts(cos)[0 if name.startswith("+") else 1]
-            d.text((x, y - 16), f"{on} on {name}", fill="#262730", font=small, anchor="ms")
-    d.text((pad, 10), f"step {step} / {T}", fill="#262730", font=font)
+            at = min(GIF_SIZE - bottom, max(top + 14, at))
+            d.text((x, at), f"{on} on {name}", fill="#262730", font=small, anchor="mm")
+    d.text((pad, 10), f"step {step} / {T}", fill="#262730", font=_font(22))
     d.text((GIF_SIZE - pad, 16), "neuron weights, MDS map", fill="#6b6f7b", font=small,
            anchor="ra")
+    if moved:
+        d.text((pad, GIF_SIZE - 8), fan.NOTE, fill="#6b6f7b", font=_font(12), anchor="ls")
     return img
 
 

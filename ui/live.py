@@ -18,6 +18,14 @@ TICK_S = 0.3  # the fragment timer (browser setInterval); ticks coalesce when th
 # Compute per tick. The browser animates on its own clock, so a tick may take most of the
 # interval; what is left keeps the server answering clicks.
 BUDGET_S = 0.22
+# Frames computed before anyone asks (steps 0, 1 and 2): the lecture's key moment is steps 1
+# and 2, and on the paper default each took ~2 s under load after Play was pressed.
+FIRST_FRAMES = 3
+
+
+def wanted(player: dict, ahead: bool = True) -> int:
+    """Frames the server owes: the browser's ask, the shown step, and (ahead) steps 0–2."""
+    return max(player["want"], player["view"].get("step", 0) + 1, FIRST_FRAMES if ahead else 1)
 
 
 def guard_check(cfg: Config) -> None:
@@ -62,12 +70,13 @@ def reset(state: AppState) -> None:
     state.explore.player = None  # a new run: the browser gets it from frame 0
 
 
-def compute(state: AppState, player: dict) -> int:
-    """Take steps until the browser has the frames it asked for, within one tick's budget."""
+def compute(state: AppState, player: dict, ahead: bool = True) -> int:
+    """Take steps until the browser has the frames it asked for (ahead: and steps 1 and 2),
+    within one tick's budget."""
     run = state.explore.run
     if run is None or state.explore.error or run.done:
         return 0
-    want = max(player["want"], player["view"].get("step", 0) + 1)  # frames, step 0 included
+    want = wanted(player, ahead)  # frames, step 0 included
     t0, done = time.perf_counter(), 0
     try:
         while len(run.history) < want and not run.done:

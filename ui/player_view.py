@@ -9,7 +9,7 @@ import weakref
 
 import streamlit as st
 
-from ui import playback
+from ui import live, playback
 from ui.state import AppState
 
 KEY = "player"
@@ -90,7 +90,7 @@ def computing(state: AppState) -> bool:
     if run is None or run.done or state.explore.error:
         return False
     p = session(state)
-    return len(run.history) < max(p["want"], p["view"].get("step", 0) + 1)
+    return len(run.history) < live.wanted(p)
 
 
 def ticking(state: AppState, now: float | None = None) -> bool:

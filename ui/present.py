@@ -30,7 +30,7 @@ export default function (component) {
       t.select(); document.execCommand("copy"); t.remove();
     }
     note.textContent = "copied: " + url;
-    root.dataset.copied = url;
+    btn.dataset.copied = url;  // root may be a shadow root, which has no dataset
   };
 }
 """)
@@ -70,7 +70,8 @@ def header(m: Mode, title: str) -> None:
     """Title row: the title, the presentation toggle and (in it) the theme switch."""
     if m.on:
         _style(m)
-    cols = st.columns([5, 1.6, 1.4] if m.on else [6, 1.6], vertical_alignment="center")
+    # room for the whole "Presentation mode" label beside the sidebar at 1280 px
+    cols = st.columns([5, 1.6, 1.4] if m.on else [5, 2.2], vertical_alignment="center")
     cols[0].markdown(f"## {title}" if m.on else f"# {title}")
     cols[1].toggle("Presentation mode", key=PRESENT_KEY,
                    help="no sidebar, large type, map and accuracy side by side; keys: space = "

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from engine.config import from_dict
+from engine.config import Config, from_dict
 from engine.sweep import load
 from ui.state import url_params
 
@@ -23,6 +23,14 @@ def load_frame(path) -> tuple[pd.DataFrame, list[str], dict]:
     if df.empty:
         return df, axes, {}
     return df, axes, json.loads(meta.get("spec", "{}"))
+
+
+def opening_index(values: list, axis: str) -> int:
+    """The slice a picker opens on: the paper default's value of that setting where the sweep
+    has it (the structure-strength sweep opened on its no-structure slice, the opposite of the
+    paper's story), else the first."""
+    default = getattr(Config(), axis, None)
+    return next((i for i, v in enumerate(values) if default is not None and v == default), 0)
 
 
 def per_seed(df: pd.DataFrame, axes: list[str], metric: str, method: str,

@@ -34,9 +34,59 @@ def test_the_preset_box_names_the_preset_the_defaults_are(page: Page, app_server
     box = box.get_by_role("combobox")  # the shown value is the combobox's input value
     preset = re.compile("^paper-parity — ")
     expect(box).to_have_value(preset, timeout=60_000)
+    main = page.locator('[data-testid="stMain"]')
+    pick = main.get_by_text("Pick a paper preset")
+    expect(main.get_by_text("The paper's numbers")).to_be_visible()  # the page agrees
+    expect(pick).to_have_count(0)
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowRight")  # p_o 0.50 → 0.51: no longer the preset
     expect(box).to_have_value("(custom)")
+    expect(pick).to_be_visible()
     page.keyboard.press("ArrowLeft")  # back to the preset's setting
     expect(box).to_have_value(preset)
+    expect(main.get_by_text("The paper's numbers")).to_be_visible()
+
+
+# Every text the player writes on its canvases, checked against the canvas's width as drawn.
+RECORD_CUT_TEXT = """(() => {
+  const fill = CanvasRenderingContext2D.prototype.fillText;
+  window.__cutText = [];
+  CanvasRenderingContext2D.prototype.fillText = function (text, x, y) {
+    const w = this.measureText(text).width, cw = this.canvas.clientWidth;
+    const left = this.textAlign === 'center' ? x - w / 2
+      : this.textAlign === 'right' || this.textAlign === 'end' ? x - w : x;
+    const out = left < -0.5 || left + w > cw + 0.5;
+    if (cw > 0 && out) window.__cutText.push([String(text), left, w, cw]);
+    return fill.apply(this, arguments);
+  };
+})()"""
+
+
+def _play_to_the_end(page: Page) -> None:
+    page.select_option(".fe-player select.fe-speed", "100")
+    page.click(".fe-player .fe-play")
+    page.wait_for_function("() => document.querySelector('.fe-player').dataset.step === '200'",
+                           timeout=180_000)
+
+
+def test_nothing_is_clipped_at_1280(browser, app_server: str, wait_for_app) -> None:
+    """At 1280×800 the map's legend, the gradient note and the "Presentation mode" label were
+    cut off; every canvas text of a whole run must fit its canvas, in both modes."""
+    for query in ("preset=quick-parity", "preset=quick-parity&present=1"):
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.add_init_script(RECORD_CUT_TEXT)
+        page.goto(f"{app_server}/?{query}")
+        wait_for_app(page, timeout_ms=180_000)
+        page.wait_for_selector(".fe-player[data-step]", timeout=120_000)
+        label = page.locator('[data-testid="stMain"] label').filter(has_text="Presentation mode")
+        cut = label.evaluate("e => [...e.querySelectorAll('*')].filter(c => (c.innerText || '')"
+                             ".trim() && c.scrollWidth > c.clientWidth + 1).map(c => c.innerText)")
+        assert cut == [], (query, cut)
+        _play_to_the_end(page)
+        for part in ("colour", "speed"):  # the other colouring's legend, at the last step
+            page.select_option(".fe-player select.fe-colour", "sign" if part == "colour" else
+                               "cosine")
+        cut = page.evaluate("() => window.__cutText")
+        assert cut == [], (query, len(cut), sorted({c[0] for c in cut})[:10], cut[:3])
+        page.close()

@@ -203,3 +203,16 @@ def test_command_line_for_a_paper_preset() -> None:
     state.cfg = state.cfg.replace(m=99)  # no longer the preset's setting: spelled out
     assert "--preset" not in cli_command(state) and "--set m=99" in cli_command(state)
     assert paper_preset(state) is None  # the paper's numbers no longer apply
+
+
+def test_the_default_setting_is_known_as_the_paper_preset() -> None:
+    """Opened on the default setting the page said "Pick a paper preset" while the preset box
+    showed paper-parity, and picking it again changed nothing."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert at.selectbox(key="w_preset").value == "paper-parity"
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    assert not any("Pick a paper preset" in t for t in texts), texts
+    assert any("preset **paper-parity**" in t for t in texts), texts
+    assert any("The paper's numbers" in t for t in texts), texts

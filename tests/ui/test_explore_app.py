@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.config import Config
 from engine.presets import preset_config
+from ui import live
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"n": "2000", "n_test": "1000", "T": "40", "m": "50", "batch": "200"}
@@ -53,6 +54,11 @@ def summary(at: AppTest) -> str:
     return next(md.value for md in at.markdown if "d=" in md.value and "· k=" in md.value)
 
 
+def plain(markdown: str) -> str:
+    """A message as the user reads it (without the Markdown escapes)."""
+    return markdown.replace("\\", "").replace("\u200b", "")
+
+
 def state(at: AppTest):
     return at.session_state["app"]
 
@@ -72,7 +78,7 @@ def test_default_render_has_no_exception():
 def test_url_params_set_widgets_and_summary():
     at = open_app(k="7", p_o="0.3")
     assert not at.exception and not at.warning
-    assert at.slider(key="w_k").value == 7
+    assert at.number_input(key="w_k").value == 7
     assert at.slider(key="w_p_o").value == pytest.approx(0.3)
     assert at.number_input(key="w_n").value == 2000
     assert "k=7 · p_o=0.3" in summary(at)
@@ -85,15 +91,19 @@ def test_bad_url_value_warns_and_falls_back():
     at = open_app(k="abc", m="50")
     assert not at.exception
     assert any("k\\=\\'abc\\'" in w.value for w in at.warning)  # escaped Markdown
-    assert at.slider(key="w_k").value == Config().k
+    assert at.number_input(key="w_k").value == Config().k
     assert at.number_input(key="w_m").value == 50  # the good values are kept
 
 
 def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
+    """Steps 1 and 2 are computed before the browser asks (Play shows them at once)."""
     at = open_app()
     first = player(at)
     assert first["start"] == 0 and first["frames"]["step"] == [0]
-    at = want(at, 3)
+    assert state(at).explore.player["want"] == 1  # nobody asked for more
+    assert state(at).explore.timer_on  # yet the fragment ticks, and a tick computes them:
+    live.compute(state(at), state(at).explore.player)  # (AppTest runs no fragment timer)
+    at.run()  # the frames computed after the first one go out
     data, hist = player(at), state(at).explore.run.history
     assert data["meta"]["run"] == first["meta"]["run"]
     assert data["start"] == 1 and data["frames"]["step"] == [1, 2]  # frame 0 is not re-sent
@@ -130,10 +140,10 @@ def test_a_missing_batch_is_sent_again_from_what_the_browser_holds():
 def test_changing_k_restarts_and_bad_relation_keeps_last_run():
     at = want(open_app(), 2)
     run_before, id_before = state(at).explore.run, player(at)["meta"]["run"]
-    at.slider(key="w_k").set_value(6).run()  # even k is not allowed for parity
+    at.number_input(key="w_k").set_value(6).run()  # even k is not allowed for parity
     assert any("k\\=6" in e.value for e in at.error)  # the message is escaped Markdown
-    assert state(at).explore.run is run_before and len(run_before.history) == 2
-    at.slider(key="w_k").set_value(7).run()
+    assert state(at).explore.run is run_before and len(run_before.history) >= 2
+    at.number_input(key="w_k").set_value(7).run()
     assert not at.error
     data = player(at)
     assert data["meta"]["run"] != id_before and data["start"] == 0
@@ -148,7 +158,7 @@ def test_preset_set_by_another_page_loads_into_widgets():
     state(at).preset = None
     at.run()
     assert player(at)["meta"]["T"] == 30
-    assert at.slider(key="w_d").value == 100 and at.slider(key="w_D").value == 50
+    assert at.number_input(key="w_d").value == 100 and at.number_input(key="w_D").value == 50
     assert "d=100 · D=50" in summary(at)
 
 
@@ -166,8 +176,10 @@ def test_server_limit_refuses_a_setting_and_keeps_the_run():
     run_before = state(at).explore.run
     at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
     assert not at.exception
-    assert any("m=5000" in e.value and "FEX_MAX_M" in e.value for e in at.error)
-    assert state(at).explore.run is run_before and len(run_before.history) == 2
+    assert any("m=5000 is not allowed" in plain(e.value) and "FEX_MAX_M" in plain(e.value)
+               for e in at.error)
+    assert at.number_input(key="w_m").value == 50  # the control shows what runs
+    assert state(at).explore.run is run_before and len(run_before.history) >= 2
     assert "m=50" in summary(at)  # the summary shows what still runs
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
     assert not fresh.exception and state(fresh).explore.run is None
@@ -187,15 +199,17 @@ def test_the_view_comes_from_the_url_and_the_shown_step_is_computed():
 
 
 def test_mixture_without_truth_shows_centres_not_stars():
-    at = want(open_app(scenario="mog", T="20"), 2)
+    at = open_app(scenario="mog", T="20")
+    first = player(at)
+    at = want(at, 2)
     assert not at.exception and not at.error
-    meta = player(at)["meta"]
+    meta = first["meta"]
     assert not meta["truth"]
     names = [m["name"] for m in meta["marks"]]
     assert "centres, label +1" in names and "centres, label −1" in names
     assert "+Σ_A M" not in names
-    assert player(at)["frames"]["share"] == [None]  # no relevant/background split
-    assert "no single planted" in player(at)["frames"]["text"][0]
+    assert first["frames"]["share"] == [None]  # no relevant/background split
+    assert "no single planted" in first["frames"]["text"][0]
 
 
 OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown, map marks)
@@ -216,7 +230,7 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     meta = player(at)["meta"]
-    assert meta["T"] == preset_config(name).T and len(state(at).explore.run.history) == 2
+    assert meta["T"] == preset_config(name).T and len(state(at).explore.run.history) >= 2
     has_truth, mark = OFFLINE_SCENARIO_PRESETS[name]
     assert meta["truth"] == has_truth and state(at).explore.world.ds.has_truth == has_truth
     names = [m["name"] for m in meta["marks"]]
@@ -235,3 +249,31 @@ def test_the_computed_step_sizes_are_shown():
     assert list(table["stage"]) == ["step 1", "step 2", f"steps 3-{sch.T}"]
     assert table["η"][1] == sch.step2.eta > 1  # the automatic η⁽²⁾
     assert "ν = 0.0817" in table["rule"][0]
+
+
+def test_a_refusal_names_the_changed_setting_and_the_sidebar_shows_what_runs(monkeypatch):
+    """m = 2000 was refused as "T=600 is not allowed" while the sidebar kept showing m = 2000
+    and m = 50 kept running."""
+    from engine import guard
+
+    cfg = Config(**{k: int(v) for k, v in SMALL.items()}).replace(T=600)
+    fits, too_long = (guard.estimate(c).seconds for c in (cfg, cfg.replace(m=2000)))
+    monkeypatch.setenv("FEX_MAX_SECONDS", f"{(fits + too_long) / 2:.3f}")
+    at = open_app(T="600")
+    run_before = state(at).explore.run
+    at.number_input(key="w_m").set_value(2000).run()
+    errors = [plain(e.value) for e in at.error]
+    assert any(e.startswith("m=2000 is not allowed with T=600: each method needs about")
+               and "FEX_MAX_SECONDS" in e and "Still running m=50." in e for e in errors), errors
+    assert at.number_input(key="w_m").value == 50  # the control shows what runs
+    assert state(at).explore.run is run_before and "m=50" in summary(at)
+
+
+def test_k_steps_by_two_where_it_must_be_odd():
+    at = open_app()
+    k = at.number_input(key="w_k")
+    assert k.proto.step == 2 and k.value == 5
+    k.increment().run()
+    assert not at.error and state(at).cfg.k == 7  # never k=6 on the way
+    other = open_app(labeling="interval", t1="1", t2="3")
+    assert state(other).cfg.labeling == "interval" and other.number_input(key="w_k").proto.step == 1

@@ -128,3 +128,10 @@ def test_page_runs_leave_no_temp_folder_and_old_ones_are_removed(tmp_path):
     os.utime(old, (0, 0))
     assert sweep_run.remove_stale_tmp(root=str(tmp_path)) == 1
     assert not old.exists() and new.exists()
+
+
+def test_the_structure_strength_sweep_opens_on_its_structured_slice():
+    """Its lines opened at structure = 0: the first picture told the opposite of the paper."""
+    at = page_with(ROOT / "docs/results/sweep-structure-strength.sqlite")
+    slice_box = next(s for s in at.selectbox if s.label == "lines at structure =")
+    assert slice_box.value == 1

@@ -2,7 +2,7 @@
  * split x axis, steps 0–4 wide on the left and the whole run on the right. Extends FE
  * (player.js) with drawSeries and seriesSpecs. */
 Object.assign(FE, (() => {
-  const {C, F, fitCanvas, niceTicks, smooth} = FE;
+  const {C, F, fitCanvas, fitFont, niceTicks, smooth} = FE;
 
   function drawSeries(cv, st, i, spec, th) {
     const scale = FE.textScale();  // larger type in presentation mode
@@ -10,7 +10,9 @@ Object.assign(FE, (() => {
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     ctx.fillStyle = th.fg; ctx.font = F("600", 14); ctx.textBaseline = "top";
     ctx.fillText(spec.title, 8, 6);
-    if (spec.sub) { ctx.font = F("", 12); ctx.fillStyle = th.muted; ctx.fillText(spec.sub, 8, 24 * scale); }
+    if (spec.sub) {
+      ctx.fillStyle = th.muted; fitFont(ctx, spec.sub, "", 12, w - 16); ctx.fillText(spec.sub, 8, 24 * scale);
+    }
     const top = (spec.sub ? 44 : 30) * scale, bottom = 38 * scale, left = 42 * scale, right = 14;
     const T = st.meta.T, split = T >= 8, gap = 14;
     const lw = split ? Math.round((w - left - right) * 0.26) : 0;
@@ -29,10 +31,20 @@ Object.assign(FE, (() => {
     ctx.fillText("step", w - right - 26, h - 4);
     legend(ctx, spec.series, w - right, 14 * scale, th);
     if (spec.note) {
-      const t = spec.note(st, i);
-      if (t) { ctx.fillStyle = th.fg; ctx.font = F("italic", 12); ctx.textBaseline = "top";
-        ctx.fillText(t, panels[panels.length - 1][0] + 6, top + 4); }
+      const t = spec.note(st, i), [a, b] = panels[panels.length - 1];
+      if (t) { ctx.fillStyle = th.fg; ctx.textBaseline = "top"; noteLines(ctx, t, a + 6, top + 4, b - a - 12); }
     }
+  }
+
+  /* A note in the plot, on two lines ("… (why)") where one would not fit the panel. */
+  function noteLines(ctx, text, x, y, maxW) {
+    ctx.font = F("italic", 12);
+    const cut = text.indexOf(" (");
+    const lines = ctx.measureText(text).width <= maxW || cut < 0 ? [text]
+      : [text.slice(0, cut), text.slice(cut + 1)];
+    const size = Math.min(...lines.map((t) => fitFont(ctx, t, "italic", 12, maxW)));
+    ctx.font = F("italic", size);
+    lines.forEach((t, k) => ctx.fillText(t, x, y + k * (size + 3) * FE.textScale()));
   }
 
   function drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1) {

@@ -1,5 +1,6 @@
 /* The player: controls, the browser's own frame clock, keyboard shortcuts (needs FE). */
 const VIEW_DELAY_MS = 400;  // quiet time before the shown step and options go to the server
+const NARR_LINES = 4, NARR_PX = 20;  // presentation mode's narration box: lines, type size
 class FEPlayer {
   constructor(root, hooks) {
     this.hooks = hooks || {};
@@ -65,17 +66,39 @@ class FEPlayer {
     this.draw();
   }
 
-  /* Presentation mode: the charts take the screen's height left above the narration. */
+  /* Presentation mode: the charts take the screen's height left above a narration box of
+   * NARR_LINES lines. Re-fitted when anything above the player changes height (a theme switch,
+   * a message) and when the window is resized. */
   fit() {
-    if (!this.opt.present) { this.root.style.removeProperty("--fe-h"); return; }
-    if (!FEPlayer.fitOn) {
-      FEPlayer.fitOn = true;
-      window.addEventListener("resize", () => FEPlayer.active && FEPlayer.active.fit());
+    if (!this.opt.present) {
+      for (const v of ["--fe-h", "--fe-narr-h"]) this.root.style.removeProperty(v);
+      return;
     }
+    this.watchLayout();
     const grid = this.root.querySelector(".fe-grid");
     const top = grid.getBoundingClientRect().top + window.scrollY;
-    const h = Math.max(300, Math.min(900, window.innerHeight - top - 130));
+    const narr = Math.round(NARR_LINES * NARR_PX * 1.45 + 22);  // lines + padding
+    const h = Math.max(240, Math.min(900, window.innerHeight - top - narr - 24));
     this.root.style.setProperty("--fe-h", h + "px");
+    this.root.style.setProperty("--fe-narr-h", narr + "px");
+  }
+
+  watchLayout() {
+    if (this.layoutWatch) return;
+    const page = this.root.closest('[data-testid="stMainBlockContainer"]') || document.body;
+    this.layoutWatch = new ResizeObserver(() => this.opt.present && this.fit());
+    this.layoutWatch.observe(page);
+    window.addEventListener("resize", () => FEPlayer.active === this && this.fit());
+  }
+
+  /* The whole narration stays in its box: a long one is set in smaller type. */
+  fitNarration() {
+    const n = this.narr;
+    n.style.removeProperty("font-size");
+    if (!this.opt.present) return;
+    for (let px = NARR_PX; n.scrollHeight > n.clientHeight + 1 && px > 12; px--) {
+      n.style.fontSize = (px - 1) + "px";
+    }
   }
 
   setStore(store, startAt) {
@@ -213,7 +236,10 @@ class FEPlayer {
     this.status.textContent = st.error ? "Stopped: " + st.error
       : st.done ? "all " + T + " steps computed; play, scrub and replay run in your browser"
         : "computed " + (st.n - 1) + " of " + T + " steps" + (this.playing || this.waitStep ? " · computing…" : "");
-    this.narr.innerHTML = st.text[i];
+    const narrKey = [st.text[i], this.root.clientWidth, this.opt.present].join("|");
+    if (narrKey !== this.narrKey) {  // the text or its box changed: set it and fit its type
+      this.narrKey = narrKey; this.narr.innerHTML = st.text[i]; this.fitNarration();
+    }
     this.draws++; this.root.dataset.draws = this.draws; this.root.dataset.made = FEPlayer.made;
     this.root.dataset.drawMs = (performance.now() - t0).toFixed(1);
     this.root.dataset.drawT = performance.now();
@@ -222,16 +248,35 @@ class FEPlayer {
   static keys() {
     if (FEPlayer.keysOn) return;
     FEPlayer.keysOn = true;
-    document.addEventListener("keydown", (e) => {
-      // Only keys meant for the page or the player: a focused slider, box or button elsewhere
-      // keeps its own keys (→ on the p_o slider must not step the run).
-      const p = FEPlayer.active, t = e.target;
-      if (!p || !p.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
-      const mine = t === document.body || t === document.documentElement || p.root.contains(t);
-      if (!mine || t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "range")) return;
-      const act = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset"}[e.key];
-      if (!act) return;
-      e.preventDefault(); p.act(act);
-    });
+    // Capture phase: a focused button (the theme switch, the mode toggle) must not take the
+    // space bar as its own click once the player has used it.
+    window.addEventListener("keydown", (e) => {
+      const p = FEPlayer.active, act = KEYS[e.key];
+      FEPlayer.handled = false;
+      if (!act || !p || !p.root.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (!FEPlayer.mine(e.target, p)) return;
+      e.preventDefault(); e.stopPropagation(); FEPlayer.handled = true; p.act(act);
+    }, true);
+    window.addEventListener("keyup", (e) => {
+      if (FEPlayer.handled && e.key === " ") { e.preventDefault(); e.stopPropagation(); }
+    }, true);
+  }
+
+  /* Whether a key pressed with the focus on t is the player's: always, except in a text field;
+   * outside presentation mode a control with keys of its own (a slider, a list) keeps them
+   * (→ on the p_o slider must not step the run). */
+  static mine(t, p) {
+    if (!t || !t.closest) return true;
+    const role = t.getAttribute("role") || "";
+    const text = t.tagName === "TEXTAREA" || t.isContentEditable
+      || ["textbox", "searchbox", "combobox", "spinbutton"].includes(role)
+      || (t.tagName === "INPUT" && !NOT_TEXT.includes(t.type));
+    if (text) return false;
+    if (p.opt.present) return true;
+    if (p.root.contains(t)) return t.tagName !== "SELECT";
+    return !(t.tagName === "SELECT" || t.type === "range"
+      || ["slider", "listbox", "option", "radio", "menuitem", "tab"].includes(role));
   }
 }
+const KEYS = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset"};
+const NOT_TEXT = ["range", "checkbox", "radio", "button", "submit", "reset", "color"];

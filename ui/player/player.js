@@ -16,6 +16,14 @@ const FE = (() => {
   const setScale = (k) => { scale = k; };
   const textScale = () => scale;
 
+  /* The largest type (≤ px) at which text fits maxW: a label is never cut at the canvas edge. */
+  function fitFont(ctx, text, style, px, maxW) {
+    let size = px;
+    ctx.font = F(style, size);
+    while (size > 8 && ctx.measureText(text).width > maxW) ctx.font = F(style, --size);
+    return size;
+  }
+
   function bytes(b64) {
     const s = atob(b64), u = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
@@ -103,21 +111,52 @@ const FE = (() => {
     ctx.closePath();
   }
 
-  /* The MDS map: neurons, the stars ±Σ_A M (or data centres) and how many neurons sit on each. */
+  /* The MDS map: neurons, the stars ±Σ_A M (or data centres) and how many neurons sit on each.
+   * Neurons that share a point (at step 2 every neuron sits on a star) are fanned out around it
+   * for display, so that the class sees them instead of a bare marker; the legend says so. */
   function drawMap(cv, st, i, opt, th) {
     const [ctx, w, h] = fitCanvas(cv);
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    const m = st.meta, np = m.points, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
-    const top = 34 * scale, bottom = 30 * scale, side = 12;
+    const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
+    const bySign = opt.colour === "sign", counted = m.marks.some((mk) => mk.count);
+    const notes = counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
+    // room for the fan note at every step: the map must not jump when it appears
+    const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
+    const top = 34 * scale, bottom = (12 + 18 * legendRows.length) * scale, side = 12;
     const R = st.extent * 1.08, pw = w - 2 * side, ph = h - top - bottom;
-    const k = Math.min(pw, ph) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
+    const fanMax = Math.min(60, 0.1 * Math.min(pw, ph));  // a fan stays inside the canvas
+    const k = (Math.min(pw, ph) - 2 * fanMax) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
     const X = (j) => cx + pos[2 * j] * sc * k, Y = (j) => cy - pos[2 * j + 1] * sc * k;
-    ctx.fillStyle = th.fg; ctx.font = F("600", 15); ctx.textBaseline = "top";
-    ctx.fillText("MDS map of the neuron weights (cosine) — step " + st.s.step[i], side, 8);
-    const cos = st.cos[i], sgn = st.sgn[i], bySign = opt.colour === "sign";
+    const title = "MDS map of the neuron weights (cosine) — step " + st.s.step[i];
+    ctx.fillStyle = th.fg; ctx.textBaseline = "top"; fitFont(ctx, title, "600", 15, w - 2 * side);
+    ctx.fillText(title, side, 8);
+    const spots = [];
+    let row = nn;
+    for (const mk of m.marks) {
+      for (let r = 0; r < mk.rows; r++, row++) spots.push({x: X(row), y: Y(row), r: MARK_R[mk.style] || 5});
+    }
+    const fan = fanOut(nn, X, Y, spots.length <= 64 ? spots : [], fanMax);
+    drawNeurons(ctx, fan.xy, st, i, bySign);
+    cv.feDrawn = fan.xy;  // where each neuron was drawn (tests count the marks around a star)
+    cv.feStars = [];
+    row = nn;
+    for (const mk of m.marks) {
+      for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
+      if (!mk.count) continue;
+      const count = mk.count > 0 ? st.s.plus[i] : st.s.minus[i], x = X(row - 1), y = Y(row - 1);
+      cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count});
+      const at = Math.min(h - bottom, Math.max(top + 10, fan.labelAt[row - 1 - nn]));
+      label(ctx, x, at, count + " on " + mk.name, th, w);
+    }
+    const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
+    drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
+  }
+
+  function drawNeurons(ctx, xy, st, i, bySign) {
+    const cos = st.cos[i], sgn = st.sgn[i];
     ctx.globalAlpha = 0.85;
-    for (let j = 0; j < nn; j++) {
-      const x = X(j), y = Y(j);
+    for (let j = 0; j < st.meta.neurons; j++) {
+      const x = xy[2 * j], y = xy[2 * j + 1];
       if (bySign && sgn[j] < 0) {
         ctx.fillStyle = C.purple; ctx.beginPath();
         ctx.moveTo(x, y - 4.5); ctx.lineTo(x + 4, y + 3); ctx.lineTo(x - 4, y + 3); ctx.fill();
@@ -127,17 +166,59 @@ const FE = (() => {
       }
     }
     ctx.globalAlpha = 1;
-    let row = nn;
-    for (const mk of m.marks) {
-      for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
-      if (mk.count) {
-        const count = mk.count > 0 ? st.s.plus[i] : st.s.minus[i], x = X(row - 1), y = Y(row - 1);
-        label(ctx, x, y - 18, count + " on " + mk.name, th, w);
-      }
-    }
-    drawMapLegend(ctx, w, h, bySign, th, m);
   }
 
+  const MARK_R = {star: 12, diamond: 10, dot: 5};  // marker radii in px (drawMark)
+  const FAN_GAP = 5.6;  // px between fanned-out neurons (dots have a 3.5 px radius)
+  const FAN_NOTE = "neurons on one point are fanned out around it (display only)";
+
+  const CELL = 2, CROWD = 4;  // CROWD or more neurons on one CELL px spot coincide on screen
+  /* Display positions: neurons hidden under a marker, or CROWD or more on one CELL px spot, are
+   * laid out on a sunflower spiral around that point (the marker's radius kept free); a large
+   * group packs its dots closer so as to stay within maxR. */
+  function fanOut(nn, X, Y, spots, maxR) {
+    const xy = new Float64Array(2 * nn), groups = spots.map((s) => ({...s, r0: s.r + 3, members: []}));
+    const cells = new Map();
+    for (let j = 0; j < nn; j++) {
+      const x = X(j), y = Y(j);
+      xy[2 * j] = x; xy[2 * j + 1] = y;
+      const g = groups.find((s) => Math.hypot(x - s.x, y - s.y) <= s.r + 1);
+      if (g) { g.members.push(j); continue; }
+      const key = Math.round(x / CELL) + "," + Math.round(y / CELL);
+      if (!cells.has(key)) cells.set(key, []);
+      cells.get(key).push(j);
+    }
+    for (const members of cells.values()) {
+      if (members.length < CROWD) continue;
+      const mx = members.reduce((a, j) => a + xy[2 * j], 0) / members.length;
+      const my = members.reduce((a, j) => a + xy[2 * j + 1], 0) / members.length;
+      groups.push({x: mx, y: my, r0: 0, members});
+    }
+    let moved = 0;
+    groups.forEach((g, gi) => {
+      const room = Math.PI * (maxR * maxR - g.r0 * g.r0) / g.members.length;
+      const area = Math.min(FAN_GAP * FAN_GAP, Math.max(4, room));
+      g.members.forEach((j, q) => {
+        const r = Math.sqrt(g.r0 * g.r0 + ((q + 0.5) * area) / Math.PI), a = q * 2.39996323;
+        xy[2 * j] = g.x + r * Math.cos(a); xy[2 * j + 1] = g.y + r * Math.sin(a);
+      });
+      moved += g.members.length;
+    });
+    return {xy, moved, labelAt: spots.map((s) => labelSide(xy, nn, s, maxR))};
+  }
+
+  /* Where a marker's count label goes: above or below it, on the side with fewer neurons in
+   * the label's column, past the last neuron drawn there (at step 1 they lean in from one side). */
+  function labelSide(xy, nn, s, maxR) {
+    const far = {[-1]: s.r, [1]: s.r}, count = {[-1]: 0, [1]: 0};
+    for (let j = 0; j < nn; j++) {
+      const dy = xy[2 * j + 1] - s.y, side = dy < 0 ? -1 : 1;
+      if (Math.abs(xy[2 * j] - s.x) > 40 || Math.abs(dy) > 1.5 * maxR) continue;
+      count[side]++; far[side] = Math.max(far[side], Math.abs(dy) + 3.5);
+    }
+    const side = count[1] < count[-1] ? 1 : -1;
+    return s.y + side * (far[side] + 12);
+  }
 
   function drawMark(ctx, x, y, mk, th) {
     ctx.lineWidth = 1.5; ctx.strokeStyle = th.edge;
@@ -155,9 +236,23 @@ const FE = (() => {
     ctx.fillText(text, x0 + 4, y);
   }
 
-  function drawMapLegend(ctx, w, h, bySign, th, m) {
-    ctx.font = F("", 12); ctx.textBaseline = "middle"; ctx.fillStyle = th.muted;
-    const y = h - 14;
+  /* Legend rows: the colour key, then each note where it fits, else on a new row. */
+  function legendLayout(ctx, w, bySign, notes) {
+    ctx.font = F("", 12);
+    const rows = [[]];
+    let x = (bySign ? 96 + ctx.measureText("a_i < 0").width : 118 + ctx.measureText("|cos| 0 → 1").width) + 24;
+    for (const t of notes) {
+      const size = fitFont(ctx, t, "", 12, w - 24), tw = ctx.measureText(t).width;
+      if (x + tw > w - 12) { rows.push([]); x = 12; }
+      rows[rows.length - 1].push([t, x, size]); x += tw + 24;
+      ctx.font = F("", 12);
+    }
+    return rows;
+  }
+
+  function drawMapLegend(ctx, h, bySign, th, rows) {
+    ctx.font = F("", 12); ctx.textBaseline = "middle";
+    const lineH = 18 * scale, y = h - 14 * scale - lineH * (rows.length - 1);
     if (bySign) {
       ctx.fillStyle = C.blue; ctx.beginPath(); ctx.arc(16, y, 4, 0, 7); ctx.fill();
       ctx.fillStyle = th.fg; ctx.fillText("a_i > 0", 24, y);
@@ -167,13 +262,12 @@ const FE = (() => {
       for (let x = 0; x < 100; x++) { ctx.fillStyle = cosColour(x / 99); ctx.fillRect(12 + x, y - 5, 1, 10); }
       ctx.fillStyle = th.fg; ctx.fillText("|cos| 0 → 1", 118, y);
     }
-    if (m.marks.some((mk) => mk.count)) {
-      ctx.fillStyle = th.muted;
-      const t = "counts: neurons with |cos(w_i, Σ_A M)| > 0.9", tw = ctx.measureText(t).width;
-      ctx.fillText(t, Math.max(210, w - tw - 12), y);
-    }
+    ctx.fillStyle = th.muted;
+    rows.forEach((items, r) => {
+      for (const [t, x, size] of items) { ctx.font = F("", size); ctx.fillText(t, x, y + r * lineH); }
+    });
   }
 
   return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, C, F, fitCanvas,
-    niceTicks};
+    fitFont, niceTicks};
 })();
