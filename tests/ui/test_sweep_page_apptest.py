@@ -128,3 +128,11 @@ def test_page_runs_leave_no_temp_folder_and_old_ones_are_removed(tmp_path):
     os.utime(old, (0, 0))
     assert sweep_run.remove_stale_tmp(root=str(tmp_path)) == 1
     assert not old.exists() and new.exists()
+
+
+def test_uploads_off_hides_the_uploader(monkeypatch):
+    at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
+    assert len(at.get("file_uploader")) == 1
+    monkeypatch.setenv("FEX_ALLOW_UPLOADS", "0")  # the image's default (docs/hosting.md)
+    at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
+    assert at.get("file_uploader") == []
