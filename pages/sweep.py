@@ -25,8 +25,9 @@ sweep_run.upload_box(state)
 sweep_run.run_form(state)
 choices = sweep_run.sources(state)
 if not choices:
-    st.info("No stored sweep yet: run `python -m engine sweep ... --out sweeps/NAME`, load a "
-            ".sqlite file above, or run a small sweep here.")
+    load_one = "load a .sqlite file above, " if sweep_run.uploads_allowed() else ""
+    st.info("No stored sweep yet: run `python -m engine sweep ... --out sweeps/NAME`, "
+            f"{load_one}or run a small sweep here.")
     st.stop()
 pick = st.selectbox("sweep", list(choices), key=sweep_run.PICK_KEY,
                     format_func=lambda label: label + (" — cannot be opened" if

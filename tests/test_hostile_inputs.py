@@ -71,6 +71,9 @@ CLI_CASES = {  # id -> arguments after `run --quiet`; every one must be refused 
     "unknown device": ["--device", "tpu"],
     "unknown option": ["--bogus", LONG],
     "batch 0": ["--set", "batch=0"],
+    "underscore digits": ["--set", "k=1_1"],  # float() reads 11
+    "shell in P": ["--set", "P=1 $(touch x)"],
+    "unread pair": ["--set", "pair=0,1; touch x"],
     "logreg beyond the memory limit": ["--set", "classifier=logreg", "--set", "n=200000",
                                        "--set", "n_test=200000", "--set", "m=500", "--set",
                                        "T=2", "--methods", "rf"],

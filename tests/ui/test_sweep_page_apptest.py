@@ -135,3 +135,11 @@ def test_the_structure_strength_sweep_opens_on_its_structured_slice():
     at = page_with(ROOT / "docs/results/sweep-structure-strength.sqlite")
     slice_box = next(s for s in at.selectbox if s.label == "lines at structure =")
     assert slice_box.value == 1
+
+
+def test_uploads_off_hides_the_uploader(monkeypatch):
+    at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
+    assert len(at.get("file_uploader")) == 1
+    monkeypatch.setenv("FEX_ALLOW_UPLOADS", "0")  # the image's default (docs/hosting.md)
+    at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
+    assert at.get("file_uploader") == []
