@@ -14,7 +14,9 @@ from .relations import check_relations
 from .spec import Spec
 
 SCENARIOS = ("sparse_coding", "dm_parity", "hidden_repr", "mog", "real", "fcb",
-             "teacher_student")
+             "teacher_student", "gfl_xor", "gfl_uniform_parity", "gfl_multi_index", "gfl_linear",
+             "gfl_parity_blocks", "gfl_mog")
+PROCEDURES = ("auto", "shi2022", "fcb", "gfl")
 REAL_DATASETS = ("digits", "mnist", "cifar10", "svhn")
 LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
@@ -105,6 +107,11 @@ SPECS: dict[str, Spec] = {
                   help="input structure on real data (App. E.5): fraction of Gaussian inputs"),
     "real": Spec(str, choices=REAL_DATASETS, label="real dataset",
                  help="real data (App. E.4): digits is bundled; the others need torchvision"),
+    "r": Spec(int, 1, 1000, label="r",
+              help="GFL worlds: number of parity blocks, or of Gaussian clusters"),
+    "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
+                      help="how the network is trained: shi2022 (the paper's schedule), fcb, "
+                           "gfl (Shi's Algorithm 1); auto = the world's own first"),
     "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'",
                  text="two distinct class indices in 0..9, e.g. '0,1'"),
 }
@@ -160,6 +167,8 @@ class Config:
     vectors: int = 50
     real: str = "digits"
     pair: str = "0,1"
+    r: int = 3
+    procedure: str = "auto"
 
     def replace(self, **changes: Any) -> Config:
         """A validated copy with some settings changed."""

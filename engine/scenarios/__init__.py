@@ -14,6 +14,10 @@ and may define
   run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
                     engine's (the guard's sizing)
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
+  PROCEDURES        the training procedures it runs with (engine/procedures.py), its default
+                    first; ("shi2022",) when left out
+  GFL               its engine.gfl.options.GFLOptions for the gfl procedure (spec §2.2's rule
+                    when left out)
   check(cfg)        its own rules between settings (ConfigError naming the setting to change);
                     engine.config.validate runs it after the rules every world shares
                     (engine/relations.py), through check() below, installed in engine.config
@@ -32,15 +36,31 @@ from __future__ import annotations
 
 from ..config import Config, ConfigError, install_world_rules
 from ..data import Dataset
-from . import dm_parity, fcb, hidden_repr, mog, real, sparse_coding, teacher_student
+from . import (
+    dm_parity,
+    fcb,
+    gfl_linear,
+    gfl_mog,
+    gfl_multi_index,
+    gfl_parity_blocks,
+    gfl_uniform_parity,
+    gfl_xor,
+    hidden_repr,
+    mog,
+    real,
+    sparse_coding,
+    teacher_student,
+)
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
 # The registry: a new world is one module and one entry here.
 WORLDS = {m.SCENARIO: m for m in (sparse_coding, dm_parity, hidden_repr, mog, real, fcb,
-                                  teacher_student)}
+                                  teacher_student, gfl_xor, gfl_uniform_parity, gfl_multi_index,
+                                  gfl_linear, gfl_parity_blocks, gfl_mog)}
 WORLD_SETTINGS = frozenset(name for m in WORLDS.values() for name in m.SETTINGS)
 
-__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "shows", "check", "input_dim", "pattern_space",
+__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "world_procedures", "shows", "check", "input_dim",
+           "pattern_space",
            "dictionary", "download_setting", "run_bytes", "make_dataset", "make_run", "headline",
            "centre_cosines", "centre_coverage", "neighbour_cosine", "two_cluster_score",
            "scenario_presets"]
@@ -63,8 +83,17 @@ def _hook(cfg: Config, name: str):
     return getattr(world(cfg), name, None)
 
 
+def world_procedures(cfg: Config) -> tuple[str, ...]:
+    """The procedures cfg's world runs with, its default first."""
+    return tuple(getattr(world(cfg), "PROCEDURES", ("shi2022",)))
+
+
 def check(cfg: Config) -> None:
-    """cfg's world's own rules between settings (none for a world without a check)."""
+    """cfg's procedure is one its world runs with; then the world's own rules (if any)."""
+    allowed = world_procedures(cfg)
+    if cfg.procedure != "auto" and cfg.procedure not in allowed:
+        raise ConfigError("procedure", cfg.procedure,
+                          f"auto or one of {', '.join(allowed)} for the {cfg.scenario} world")
     rules = _hook(cfg, "check")
     if rules is not None:
         rules(cfg)

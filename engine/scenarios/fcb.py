@@ -26,6 +26,7 @@ from .fcb_run import FCBRun
 SCENARIO = "fcb"
 # the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ("sigma_r", "flip")
+PROCEDURES = ("fcb", "gfl")  # its own trainer; Shi's Algorithm 1 also runs on its data
 PATTERN_SPACE = False
 DICTIONARY = True
 DEFAULT_ALPHA = 0.05

@@ -15,6 +15,7 @@ from ._common import check_odd_parity
 SCENARIO = "sparse_coding"
 # the world contract (its fields are explained in engine/scenarios/__init__.py)
 SETTINGS = ()
+PROCEDURES = ("shi2022", "gfl")  # the paper's schedule; Shi's Algorithm 1 also runs here
 PATTERN_SPACE = True
 DICTIONARY = True
 MIN_CLASS_FRAC = 0.005  # below this a class is too rare to learn or to measure on a test set
