@@ -32,9 +32,9 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
 
 PRESETS = [gfl_preset(
     "gfl-mog", SCENARIO, "GFL: a mixture of r = 6 Gaussians (Diss. B.5.2)",
-    "Six clusters around orthonormal unit means in d = 100, in-cluster variance σ_B = 2.25 "
-    "(σ_r = 1.5; the spec's σ_B = 4 left the step-1 coverage at 0.84), labels alternating; "
+    "Six clusters around orthonormal unit means in d = 100, in-cluster variance σ_B = 1 "
+    "(σ_r = 1; the spec's σ_B = 4 left the step-1 coverage at 0.84), labels alternating; "
     "step 1 points every neuron into the span of the centres and covers each centre.",
     "Diss. Thm B.35, Assumption 3.15 (spec §3.2)",
-    {"d": 100, "D": 6, "k": 2, "r": 6, "sigma_r": 1.5, "n": 4000, "n_test": 4000, "m": 100,
+    {"d": 100, "D": 6, "k": 2, "r": 6, "sigma_r": 1.0, "n": 4000, "n_test": 4000, "m": 100,
      "T": 200, "batch": 200})]
