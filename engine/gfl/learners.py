@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from ..trainer import Optimizer
 from .net import Net, features, gradients, loss_of, readout, step_one
 from .options import GFLOptions
 from .prepare import Prepared
@@ -87,10 +88,17 @@ class Learner:
             self.net = rebias(self.net, self.seed)
         return loss
 
-    def _leaves(self) -> list[torch.Tensor]:
+    def _names(self) -> tuple[str, ...]:
+        """The trained tensors: the NTK's increments, else a (and W for the network)."""
         if self.linear:
-            return [self.dw, self.da]
-        return [self.net.w, self.net.a] if self.trains_w else [self.net.a]
+            return ("dw", "da")
+        return ("w", "a") if self.trains_w else ("a",)
+
+    def _get(self, name: str) -> torch.Tensor:
+        return getattr(self, name) if self.linear else getattr(self.net, name)
+
+    def _set(self, name: str, value: torch.Tensor) -> None:
+        setattr(self if self.linear else self.net, name, value)
 
     def tangent_gram(self, x: torch.Tensor) -> torch.Tensor:
         """K = ΨΨᵀ of the trainable parameters' tangent features ψ(x) = ∂g/∂θ on the rows of x:
@@ -111,22 +119,24 @@ class Learner:
         top = float(torch.linalg.eigvalsh(self.tangent_gram(x).double())[-1]) / len(x)
         return top * (2.0 if self.prep.regression else 1.0)
 
-    def _optimizer(self):
-        for leaf in self._leaves():
-            leaf.requires_grad_(True)
-        if self.stage == "adam":
-            return torch.optim.Adam(self._leaves(), lr=self.lr)
-        with torch.no_grad():
-            self.stage_eta = self.lr / self.smoothness()
-        return torch.optim.SGD(self._leaves(), lr=self.stage_eta)
-
     def _classifier_step(self) -> float:
+        """One mini-batch step: Adam's direction (the engine's, per neuron for W: the same in any
+        basis of x) times η, or the plain gradient times η/L."""
         p = self.prep
         if self.optimizer is None:
-            self.optimizer = self._optimizer()
+            self.optimizer = Optimizer(dim=p.x_train.shape[1])
+            if self.stage == "sgd":
+                self.stage_eta = self.lr / self.smoothness()
         idx = torch.randint(len(p.fit_train), (self.batch,), generator=self.batches)
+        names = self._names()
+        leaves = [self._get(n).detach().requires_grad_(True) for n in names]
+        for name, leaf in zip(names, leaves, strict=True):
+            self._set(name, leaf)
         loss = loss_of(self.output(p.x_train[idx]), p.fit_train[idx], p.regression)
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
+        grads = torch.autograd.grad(loss, leaves)
+        with torch.no_grad():
+            for name, leaf, grad in zip(names, leaves, grads, strict=True):
+                step = self.lr * self.optimizer.adam(name, grad) if self.stage == "adam" \
+                    else self.stage_eta * grad
+                self._set(name, leaf.detach() - step)
         return float(loss.detach())
