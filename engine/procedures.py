@@ -43,7 +43,7 @@ def _world_run(method, world, embed, freeze_after):
 
 def _gfl_run(method, world, embed, freeze_after):
     """Algorithm 1 with the world's GFLOptions (spec §2.2's single rule when it has none)."""
-    opts = getattr(scenarios.world(world.cfg), "GFL", None) or GFLOptions()
+    opts = scenarios.world(world.cfg).procedure_options.get("gfl") or GFLOptions()
     return GFLRun(world, method, opts, embed)
 
 
@@ -62,7 +62,7 @@ BY_NAME = {p.name: p for p in REGISTRY}
 def procedure_of(cfg: Config) -> Procedure:
     """cfg's procedure: the setting, or the world's default for "auto" (ConfigError when the
     world does not run with it)."""
-    allowed = scenarios.world_procedures(cfg)
+    allowed = scenarios.world(cfg).procedures
     name = allowed[0] if cfg.procedure == "auto" else cfg.procedure
     if name not in allowed:
         raise ConfigError("procedure", cfg.procedure,

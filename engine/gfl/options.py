@@ -40,6 +40,7 @@ class GFLOptions:
                 raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
 
 
+KEEP_WEIGHTS = 60  # first layers kept for the map's replay, as engine.run.Run
 P90_TARGET = 3.0  # the 90th-percentile rule: max_j |⟨w⁽¹⁾, D_j⟩| reaches 3·b̃ (proto, spec §2.2)
 P90 = 0.9
 SIGMA_W = 1.0

@@ -14,11 +14,9 @@ from ..finite import DivergenceError
 from ..scenarios._common import ScenarioSnapshot
 from .learners import Learner
 from .net import init_net, loss_of
-from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, GFLOptions
+from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, KEEP_WEIGHTS, GFLOptions
 from .prepare import prepare
 from .probes import layer_probes
-
-KEEP_WEIGHTS = 60  # first layers kept for the map's replay, as engine.run.Run
 
 
 def stage_rule(cfg) -> tuple[str, float]:

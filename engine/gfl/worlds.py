@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..preset import Preset
-from .run import KEEP_WEIGHTS
+from .options import KEEP_WEIGHTS
 
 
 def gfl_preset(name: str, scenario: str, title: str, description: str, source: str,

@@ -5,21 +5,19 @@ Algorithm 1 with the source's large b̃ = d·B_x1·σ_w, so half the neurons are
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-from ..config import Config
 from ..data import Dataset
 from ..data import make_dataset as sparse_coding_data
 from ..errors import ConfigError
 from ..gfl.options import GFLOptions
 from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..spec import WorldRecord
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
 
 SCENARIO = "gfl_linear"
-SETTINGS = ()
-PATTERN_SPACE = False
-DICTIONARY = True
-PROCEDURES = ("gfl",)
-GFL = GFLOptions(bias="large")
-run_bytes = gfl_run_bytes
 
 
 def check(cfg: Config) -> None:
@@ -42,3 +40,11 @@ PRESETS = [gfl_preset(
     "Diss. Thm B.25 (spec §3.7)",
     {"labeling": "threshold", "d": 100, "D": 50, "k": 5, "p_a": 0.5, "p_o": 0.1, "n": 4000,
      "n_test": 4000, "m": 100, "T": 100, "batch": 200})]
+
+RECORD = WorldRecord(
+    SCENARIO, "GFL: linear data, the threshold labeling (Shi 2024, B.5.1)",
+    make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
+    dictionary=True, shared=(), run_bytes=gfl_run_bytes,
+    procedure_options={"gfl": GFLOptions(bias="large")},
+    check=check,
+)

@@ -3,20 +3,19 @@ orthonormal means, label +1 for odd j and −1 for even j; every centre is a gra
 
 from __future__ import annotations
 
-from ..config import Config
+from typing import TYPE_CHECKING
+
 from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
 from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..spec import WorldRecord
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
 
 SCENARIO = "gfl_mog"
-SETTINGS = ("r", "sigma_r")
-PATTERN_SPACE = False
-DICTIONARY = True
-PROCEDURES = ("gfl",)
-GFL = GFLOptions()
-run_bytes = gfl_run_bytes
 
 
 def check(cfg: Config) -> None:
@@ -38,3 +37,11 @@ PRESETS = [gfl_preset(
     "Diss. Thm B.35, Assumption 3.15 (spec §3.2)",
     {"d": 100, "D": 6, "k": 2, "r": 6, "sigma_r": 1.0, "n": 4000, "n_test": 4000, "m": 100,
      "T": 200, "batch": 200})]
+
+RECORD = WorldRecord(
+    SCENARIO, "GFL: a mixture of r Gaussians (Shi 2024, B.5.2)",
+    make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
+    dictionary=True, shared=("r", "sigma_r"), run_bytes=gfl_run_bytes,
+    procedure_options={"gfl": GFLOptions()},
+    check=check,
+)

@@ -4,20 +4,19 @@ D_j = Σ_{A_j} M_l/√k (one colour each)."""
 
 from __future__ import annotations
 
-from ..config import Config
+from typing import TYPE_CHECKING
+
 from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
 from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..spec import Spec, WorldRecord
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
 
 SCENARIO = "gfl_parity_blocks"
-SETTINGS = ("r",)
-PATTERN_SPACE = False
-DICTIONARY = True
-PROCEDURES = ("gfl",)
-GFL = GFLOptions()
-run_bytes = gfl_run_bytes
 
 
 def check(cfg: Config) -> None:
@@ -49,3 +48,13 @@ PRESETS = [gfl_preset(
     "Diss. Thm B.48, Assumption 3.19 (spec §3.4)",
     {"d": 60, "D": 60, "r": 3, "k": 5, "p_a": 0.15, "p_o": 0.05, "n": 4000, "n_test": 4000,
      "m": 100, "T": 200, "batch": 200})]
+
+RECORD = WorldRecord(
+    SCENARIO, "GFL: parity with r blocks, structured inputs (Shi 2024, B.5.4)",
+    make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
+    dictionary=True, shared=(), run_bytes=gfl_run_bytes,
+    procedure_options={"gfl": GFLOptions()},
+    settings={"r": Spec(int, 1, 1000, label="r", default=3,
+                        help="GFL worlds: parity blocks, or Gaussian clusters (gfl_mog)")},
+    check=check,
+)

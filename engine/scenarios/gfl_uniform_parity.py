@@ -4,20 +4,19 @@ step finds the k relevant bits once n passes about (2/ξ_{k−1})²."""
 
 from __future__ import annotations
 
-from ..config import Config
+from typing import TYPE_CHECKING
+
 from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
 from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..spec import WorldRecord
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
 
 SCENARIO = "gfl_uniform_parity"
-SETTINGS = ()
-PATTERN_SPACE = False
-DICTIONARY = False
-PROCEDURES = ("gfl",)
-GFL = GFLOptions(w_init="sign", a_init="sign", bias="grid", eta1_rule="alg6")
-run_bytes = gfl_run_bytes
 
 
 def check(cfg: Config) -> None:
@@ -45,3 +44,12 @@ PRESETS = [gfl_preset(
     "Diss. Thm B.57, Algorithm 6 (spec §3.5)",
     {"d": 11, "D": 11, "k": 4, "n": 30000, "n_test": 20000, "m": 256, "T": 200,
      "batch": 500})]
+
+RECORD = WorldRecord(
+    SCENARIO, "GFL: uniform sparse parity of Barak et al. (Shi 2024, B.5.5)",
+    make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
+    dictionary=False, shared=(), run_bytes=gfl_run_bytes,
+    procedure_options={"gfl": GFLOptions(w_init="sign", a_init="sign", bias="grid",
+                                         eta1_rule="alg6")},
+    check=check,
+)

@@ -4,20 +4,18 @@ the fcb world's generator with σ_r = √σ_B and no label noise; trained by Shi
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
-from ..config import Config
 from ..data import Dataset
 from ..gfl.options import GFLOptions
 from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..spec import WorldRecord
 from . import fcb
 
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
+
 SCENARIO = "gfl_xor"
-SETTINGS = ("sigma_r",)
-PATTERN_SPACE = False
-DICTIONARY = True
-PROCEDURES = ("gfl",)
-GFL = GFLOptions()
-run_bytes = gfl_run_bytes
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -34,3 +32,10 @@ PRESETS = [gfl_preset(
     "Diss. Thm B.42, Assumption B.36 (spec §3.3)",
     {"d": 200, "D": 2, "k": 2, "sigma_r": 2.8284, "n": 2000, "n_test": 4000, "m": 100,
      "T": 200, "batch": 200})]
+
+RECORD = WorldRecord(
+    SCENARIO, "GFL: the XOR mixture of Refinetti et al., Algorithm 1 (Shi 2024)",
+    make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
+    dictionary=True, shared=("sigma_r",), run_bytes=gfl_run_bytes,
+    procedure_options={"gfl": GFLOptions()},
+)
