@@ -20,7 +20,8 @@ CLASSIFIERS = ("schedule", "logreg")
 OPTIMIZERS = ("auto", "adam", "sgd")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
-PROCEDURES = ("auto", "shi2022", "fcb", "gfl")  # engine/procedures.py; auto = the world's first
+# engine/procedures.py; auto = the world's first
+PROCEDURES = ("auto", "shi2022", "fcb2022", "gfl")
 
 # The settings every world shares, declared once. Names follow the paper's symbols.
 COMMON: dict[str, Spec] = {
@@ -105,7 +106,7 @@ COMMON: dict[str, Spec] = {
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer", default="schedule"),
     "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
-                      help="how the network is trained: shi2022 (the paper's schedule), fcb, "
+                      help="how the network is trained: shi2022 (the paper's schedule), fcb2022, "
                            "gfl (Shi's Algorithm 1); auto = the world's own first",
                       default="auto"),
 }

@@ -4,7 +4,7 @@ picks one ("auto" = the world's first); engine.methods.make_run asks it for a me
 
   shi2022  the paper's: Run / NTKRun (2m twin network, trained biases, three-stage schedule,
            hinge loss), or a world's own run where its module has make_run (teacher_student)
-  fcb      Frei, Chatterji & Bartlett's trainer (engine/scenarios/fcb_run.py), the fcb world's own
+  fcb2022  Frei, Chatterji & Bartlett's trainer (engine/scenarios/fcb_run.py), its world's own
   gfl      Shi's Algorithm 1 (engine/gfl): 4m neurons with init (3.9), b fixed, a reset step on
            the full sample, then the classifier stage; methods network, ntk, rf, one_step
 """
@@ -37,7 +37,7 @@ class Procedure:
 
 
 def _world_run(method, world, embed, freeze_after):
-    """The world's own run when its module has one (fcb, teacher_student), else None."""
+    """The world's own run when its record has one (its make_run), else None."""
     return scenarios.make_run(method, world, embed, freeze_after)
 
 
@@ -50,7 +50,7 @@ def _gfl_run(method, world, embed, freeze_after):
 REGISTRY = (
     Procedure("shi2022", "Shi, Wei & Liang 2022 (three-stage schedule)", ("binary",), METHODS,
               _world_run, COLUMNS),
-    Procedure("fcb", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)",
+    Procedure("fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)",
               ("binary",), METHODS, _world_run, COLUMNS),
     Procedure("gfl", "Shi 2024, Algorithm 1 (gradient feature learning)",
               ("binary", "regression"), GFL_METHODS, _gfl_run,

@@ -13,7 +13,7 @@ A world is one module, engine/scenarios/<name>.py, that ends with its record,
                     (engine/relations.py)
   presets           its engine.preset.Preset records (engine.presets lists them in registry order)
   procedures        the training procedures it runs with, its default first (engine/procedures.py:
-                    "shi2022": the paper's three stages; "fcb": Frei, Chatterji & Bartlett's
+                    "shi2022": the paper's three stages; "fcb2022": Frei, Chatterji & Bartlett's
                     trainer; "gfl": Shi's Algorithm 1)
   procedure_options per procedure, what this world tells it (gfl: engine.gfl.options.GFLOptions;
                     spec §2.2's single rule when left out)
