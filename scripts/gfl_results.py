@@ -61,11 +61,41 @@ def run_preset(name: str, commit: str) -> dict:
     return entry(report, command, commit)
 
 
+def cell(v: dict) -> str:
+    """Test accuracy in %, or MSE / Var(y) for the regression world."""
+    if v["test_mse_ratio"] is not None:
+        return f"{v['test_mse_ratio']:.3f}"
+    return f"{100 * v['test_acc']:.1f} %"
+
+
+def arrow(probes: dict, key: str) -> str:
+    """'0.16 → 0.95 → 0.95': a probe at steps 0, 1 and T."""
+    return " → ".join(f"{probes[step][key]:.2f}" for step in probes)
+
+
+def markdown(results: dict) -> str:
+    """docs/gfl.md's table: per preset and method, the final number and the step-0 → step-1
+    coverage and relevant share."""
+    lines = ["| preset | method | test acc. (MSE/Var) | coverage 0 → 1 → T | "
+             "relevant share 0 → 1 → T | time |", "|---|---|---|---|---|---|"]
+    for name in [n for n in gfl_presets() if n in results]:
+        e = results[name]
+        for i, (m, v) in enumerate(e["methods"].items()):
+            head, secs = (name, f"{e['seconds']} s") if i == 0 else ("", "")
+            lines.append(f"| {head} | {m} | {cell(v)} | {arrow(v['probes'], 'coverage')} | "
+                         f"{arrow(v['probes'], 'relevant_share')} | {secs} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
-    """Run the presets and merge their entries into gfl.json."""
+    """Run the presets and merge their entries into gfl.json (--markdown: print the table)."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", nargs="*", help="these presets only (default: every GFL preset)")
+    p.add_argument("--markdown", action="store_true", help="print docs/gfl.md's table only")
     args = p.parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(RESULTS.read_text(encoding="utf-8"))))
+        return 0
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip() or "unknown"
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
