@@ -174,8 +174,10 @@ def _train(comp, quiet: bool) -> None:
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
+    proc = procedure_of(cfg).name
+    how = f"schedule={cfg.schedule}" if proc == "shi2022" else f"procedure={proc}"
     return (f"{preset.name}: {summary_line(cfg)} · n={cfg.n} · T={cfg.T} · "
-            f"schedule={cfg.schedule} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
+            f"{how} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
 
 
 def main(argv=None) -> int:
