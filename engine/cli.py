@@ -11,6 +11,7 @@ from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .methods import DEFAULT_METHODS, METHODS
+from .procedures import check_methods, procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
@@ -41,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seeds", default="1", help="number of seeds seed, seed+1, ... to average")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
-    r.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help="comma-separated subset of: " + ", ".join(METHODS))
+    r.add_argument("--methods", default=None,
+                   help="comma-separated subset of: " + ", ".join(METHODS) + " (default: the "
+                        "procedure's own, " + ",".join(DEFAULT_METHODS) + " for the paper's)")
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -137,7 +139,12 @@ def cmd_run(args) -> int:
 def _preflight(args):
     """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
-    methods, n_seeds = parse_methods(args.methods), parse_seed_count(args.seeds)
+    if args.methods is None:
+        methods = procedure_of(cfg).defaults
+    else:
+        methods = parse_methods(args.methods)
+        check_methods(cfg, methods)
+    n_seeds = parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
                           f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
@@ -172,8 +179,10 @@ def _train(comp, quiet: bool) -> None:
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
+    proc = procedure_of(cfg).name
+    how = f"schedule={cfg.schedule}" if proc == "shi2022" else f"procedure={proc}"
     return (f"{preset.name}: {summary_line(cfg)} · n={cfg.n} · T={cfg.T} · "
-            f"schedule={cfg.schedule} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
+            f"{how} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
 
 
 def main(argv=None) -> int:

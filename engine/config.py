@@ -21,6 +21,8 @@ CLASSIFIERS = ("schedule", "logreg")
 OPTIMIZERS = ("auto", "adam", "sgd")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
+# engine/procedures.py; auto = the world's first
+PROCEDURES = ("auto", "shi2022", "fcb2022", "gfl")
 
 # The settings every world shares, declared once. Names follow the paper's symbols.
 COMMON: dict[str, Spec] = {
@@ -104,6 +106,10 @@ COMMON: dict[str, Spec] = {
                          "in steps 1-2, in every step, or off", default="steps12"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer", default="schedule"),
+    "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
+                      help="how the network is trained: shi2022 (the paper's schedule), fcb2022, "
+                           "gfl (Shi's Algorithm 1); auto = the world's own first",
+                      default="auto"),
 }
 
 
@@ -221,6 +227,10 @@ def validate(cfg: Config) -> Config:
                               f"at most {MAX_TEXT} characters")
     check_free_text(cfg)  # in every world: P and pair reach printed commands and links
     check_relations(cfg)
+    allowed = WORLDS[cfg.scenario].procedures  # engine/procedures.py; the first is the default
+    if cfg.procedure != "auto" and cfg.procedure not in allowed:
+        raise ConfigError("procedure", cfg.procedure,
+                          f"auto or one of {', '.join(allowed)} for the {cfg.scenario} world")
     rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
     if rules is not None:
         rules(cfg)

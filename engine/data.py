@@ -62,6 +62,37 @@ def sample(cfg: Config, rng: np.random.Generator, n: int, A: np.ndarray):
     return phi[order], y[order]
 
 
+TASKS = ("binary", "regression")
+DIRECTION_KINDS = ("feature", "centre", "subspace")
+
+
+@dataclass
+class Directions:
+    """K unit feature directions in the data coordinates (the map's stars, one colour per group)
+    and the relevant subspace U whose share ‖P_U w‖/‖w‖ the probes report."""
+
+    vectors: np.ndarray  # K×r unit rows
+    groups: np.ndarray  # K ints: directions of one group share a colour
+    kind: str  # feature (a planted direction), centre (a cluster mean), subspace (spans U)
+    relevant: np.ndarray | None = None  # r×s orthonormal basis of U; None: span of the vectors
+
+    def __post_init__(self):
+        if self.kind not in DIRECTION_KINDS:
+            raise ValueError(f"kind must be one of {DIRECTION_KINDS}, not {self.kind!r}")
+        v = np.asarray(self.vectors, dtype=np.float64)
+        norms = np.linalg.norm(v, axis=1, keepdims=True)
+        self.vectors = v / np.where(norms == 0, 1.0, norms)
+        self.groups = np.asarray(self.groups, dtype=int)
+        if self.relevant is None:
+            self.relevant = orthonormal_span(self.vectors.T)
+
+
+def orthonormal_span(columns: np.ndarray) -> np.ndarray:
+    """An orthonormal basis (columns) of the span of the given columns."""
+    u, s, _ = np.linalg.svd(np.asarray(columns, dtype=np.float64), full_matrices=False)
+    return u[:, s > 1e-9 * max(1.0, float(s.max(initial=0.0)))]
+
+
 @dataclass
 class Dataset:
     """Train/test data in coordinates of an orthonormal basis B (x = B z) plus the ground truth."""
@@ -82,6 +113,11 @@ class Dataset:
     # a world's own per-sample arrays, by name (e.g. masks of a mixture's parts, labels before
     # a world flipped some): engine/scenarios/__init__.py lists the ones the dashboard reads
     extras: dict = field(default_factory=dict)
+    # "binary": y = ±1 (hinge loss, accuracy); "regression": real y, n or n×k (MSE, MSE / Var(y))
+    task: str = "binary"
+    # the feature directions a procedure's probes read (engine/gfl); None: derived from the
+    # centres or from Σ_A M by feature_directions() below, so older worlds need not set it
+    directions: Directions | None = None
 
     @property
     def in_pattern_space(self) -> bool:
@@ -102,6 +138,19 @@ class Dataset:
     def patterns_in_coords(self) -> np.ndarray:
         """r×D matrix Bᵀ M: column j is pattern M_j in coordinates."""
         return np.eye(self.M.shape[1]) if self.in_pattern_space else self.basis.T @ self.M
+
+
+def feature_directions(ds: Dataset) -> Directions | None:
+    """The dataset's feature directions: its own, else its centres, else the star Σ_A M with
+    span(M_A) as the relevant subspace; None for a world with neither."""
+    if ds.directions is not None:
+        return ds.directions
+    if ds.centres is not None:
+        return Directions(ds.centres, np.arange(len(ds.centres)), "centre")
+    if not ds.has_truth:
+        return None
+    return Directions(ds.truth_coords[None, :], np.zeros(1), "feature",
+                      orthonormal_span(ds.patterns_in_coords[:, ds.A]))
 
 
 def _indicator(ds: Dataset) -> np.ndarray:

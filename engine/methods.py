@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from . import scenarios
+from . import procedures
 from .baselines import NTKRun
 from .method_table import (
     BY_NAME,
@@ -44,15 +44,20 @@ class MethodRun(Protocol):
 
 def make_run(method: str, world: World, world_ns: World | None = None,
              embed: bool = True) -> MethodRun:
-    """Build the run of a method: a scenario's own run when the world has one, else the
-    engine's Run (network, RF, One/Two Step) or NTKRun; *_no_structure methods use world_ns."""
+    """Build the run of a method: the world's procedure's run (engine/procedures.py: gfl, a
+    world's own trainer), else the engine's Run (network, RF, One/Two Step) or NTKRun;
+    *_no_structure methods use world_ns."""
     if method not in BY_NAME:
         raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     info = BY_NAME[method]
     w = world if info.structure else world_ns
     if w is None:
         raise ValueError(f"{method} needs the world without input structure")
-    custom = scenarios.make_run(method, w, embed, info.freeze_after)
+    procedure = procedures.procedure_of(w.cfg)
+    if method not in procedure.methods:
+        raise ValueError(f"the {procedure.name} procedure runs {', '.join(procedure.methods)}, "
+                         f"not {method}")
+    custom = procedure.make_run(method, w, embed, info.freeze_after)
     if custom is not None:
         return custom
     if info.linearised:

@@ -18,6 +18,9 @@ from .methods import LABELS
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
+# numbers some procedures' summaries add (engine/gfl): averaged like ROWS where a run reports them
+EXTRA_ROWS = (("test_mse_ratio", "MSE/Var"), ("train_mse_ratio", "Train MSE/Var"),
+              ("coverage", "Coverage"), ("relevant_share", "Rel. share"))
 
 
 def clean(value):
@@ -39,11 +42,13 @@ def history_rows(run) -> list[dict]:
 
 
 def aggregate(per_seed: list[dict]) -> dict:
-    """Mean and standard deviation over seeds of train_acc, test_acc and cos per method."""
+    """Mean and standard deviation over seeds of train_acc, test_acc and cos per method (and of
+    the EXTRA_ROWS numbers a method's summary carries)."""
     out = {}
     for method in per_seed[0]:
         entry = {}
-        for key, _ in ROWS:
+        extra = [k for k, _ in EXTRA_ROWS if k in per_seed[0][method]]
+        for key in [k for k, _ in ROWS] + extra:
             vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
             entry[key] = statistics.fmean(vals) if vals else None
             entry[key + "_std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
@@ -170,7 +175,7 @@ def cell(key: str, value, signed: bool = False) -> str:
     """A Table-1 cell: cosine to 3 decimals, accuracy in % to 1 decimal, 'NA' for None."""
     if value is None:
         return "NA"
-    if key == "cos":
+    if key == "cos" or key in dict(EXTRA_ROWS):
         return f"{value:+.3f}" if signed else f"{value:.3f}"
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
@@ -182,7 +187,8 @@ def summary_table(report: dict) -> str:
     width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
     lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
-    for key, title in ROWS:
+    shown = ROWS + tuple(r for r in EXTRA_ROWS[:1] if any(r[0] in methods[m] for m in names))
+    for key, title in shown:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))

@@ -212,6 +212,10 @@ class Optimizer:
         keep = self.keep(lam, sp, eta, key)
         return -eta * grad if keep == 0.0 else value * keep - eta * grad
 
+    def adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:
+        """Adam's direction for one named parameter (engine.gfl's classifier stage uses it)."""
+        return self._adam(key, grad)
+
     def _adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:
         """Adam's bias-corrected direction m̂/(√v̂ + ε) (β = 0.9, 0.999; Kingma & Ba defaults).
 

@@ -24,8 +24,9 @@ import sys
 import torch
 
 from engine.config import ConfigError
-from engine.methods import DEFAULT_METHODS, make_run
+from engine.methods import make_run
 from engine.presets import PRESETS, preset_config
+from engine.procedures import procedure_of
 from engine.worlds import build_world
 
 STEPS = 3
@@ -41,7 +42,7 @@ def preset_numbers(name: str) -> dict:
     except ConfigError as err:
         return {"config": cfg.to_dict(), "skipped": str(err)}
     history = {}
-    for method in DEFAULT_METHODS:
+    for method in procedure_of(cfg).defaults:  # the paper's six, or e.g. gfl's four
         run = make_run(method, world, world_ns, embed=False)
         while len(run.history) <= STEPS and not run.done:
             run.step()

@@ -12,8 +12,11 @@ A world is one module, engine/scenarios/<name>.py, that ends with its record,
                     engine.config.validate runs it after the rules every world shares
                     (engine/relations.py)
   presets           its engine.preset.Preset records (engine.presets lists them in registry order)
-  procedures        the training procedures it runs with ("shi2022": the paper's three stages;
-                    "fcb": Frei, Chatterji & Bartlett's trainer)
+  procedures        the training procedures it runs with, its default first (engine/procedures.py:
+                    "shi2022": the paper's three stages; "fcb2022": Frei, Chatterji & Bartlett's
+                    trainer; "gfl": Shi's Algorithm 1)
+  procedure_options per procedure, what this world tells it (gfl: engine.gfl.options.GFLOptions;
+                    spec §2.2's single rule when left out)
   pattern_space     True when noise-free data may be stored in pattern coordinates (D wide)
   dictionary        True when the data is drawn through a d×D dictionary M (the guard counts it)
   batched_sweeps    True when engine.sweep.batched reproduces its runs (tested for the paper's)
@@ -57,6 +60,12 @@ REGISTRY = (
     "real",
     "fcb",
     "teacher_student",
+    "gfl_xor",
+    "gfl_uniform_parity",
+    "gfl_multi_index",
+    "gfl_linear",
+    "gfl_parity_blocks",
+    "gfl_mog",
 )
 WORLDS: dict[str, WorldRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}

@@ -91,7 +91,7 @@ PRESETS = [
 
 RECORD = WorldRecord(
     SCENARIO, "random feature amplification: XOR-like clusters, noisy labels (Frei et al.)",
-    make_dataset, presets=tuple(PRESETS), procedures=("fcb",), shared=("sigma_r",),
+    make_dataset, presets=tuple(PRESETS), procedures=("fcb2022", "gfl"), shared=("sigma_r",),
     settings={"flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η", default=0.15,
                            help="random feature amplification (FCB): fraction of flipped "
                                 "labels")},

@@ -91,4 +91,5 @@ PRESETS = [
 
 RECORD = WorldRecord(
     SCENARIO, "sparse coding: D dictionary patterns, k of them class-relevant (the paper)",
-    make_dataset, check=check, presets=tuple(PRESETS), pattern_space=True, batched_sweeps=True)
+    make_dataset, check=check, presets=tuple(PRESETS), pattern_space=True, batched_sweeps=True,
+    procedures=("shi2022", "gfl"))

@@ -38,8 +38,8 @@ def test_every_world_declares_the_contract():
         for setting in record.uses:  # a Config field with the declared default
             assert getattr(Config(), setting) == SPECS[setting].default, (name, setting)
     # each world-only setting belongs to a world that reads it, and is declared once
-    assert scenarios.WORLD_SETTINGS == {"sigma_r", "flip", "vectors", "real", "pair", "alpha"}
-    assert scenarios.WORLDS["fcb"].procedures == ("fcb",)
+    assert scenarios.WORLD_SETTINGS == {"sigma_r", "flip", "vectors", "real", "pair", "alpha", "r"}
+    assert scenarios.WORLDS["fcb"].procedures == ("fcb2022", "gfl")
 
 
 def test_the_sidebar_shows_a_worlds_own_settings_only_in_that_world():

@@ -217,6 +217,9 @@ OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown,
     "dm-sparse-parity": (True, "+Σ_A M"), "paper-mog-1": (False, "centres, label +1"),
     "real-digits-01": (False, None), "fcb-xor": (False, "centres, label +1"),
     "digits-teacher-student": (False, None),
+    # the GFL procedure's worlds (issue 21): its own run in the same player
+    "gfl-xor": (False, "centres, label +1"), "gfl-multi-index": (False, None),
+    "gfl-uniform-parity": (True, "+Σ_A M"),
 }
 
 

@@ -1,0 +1,161 @@
+"""GFLRun: one method of the GFL procedure, stepped and measured (the MethodRun protocol of
+engine/methods.py: step() → Snapshot, done, history, summary())."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import torch
+
+from .. import mds, regression
+from ..finite import DivergenceError
+from ..scenarios._common import ScenarioSnapshot
+from .learners import Learner
+from .net import init_net, loss_of
+from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, KEEP_WEIGHTS, GFLOptions
+from .prepare import prepare
+from .probes import layer_probes
+
+
+def stage_rule(cfg) -> tuple[str, float]:
+    """The classifier stage's optimizer and step: Adam with η (auto 0.01), or with
+    optimizer=sgd plain SGD with step η/L (auto η = 1)."""
+    if cfg.optimizer == "sgd":
+        return "sgd", cfg.eta or DEFAULT_SGD_ETA
+    return "adam", cfg.eta or DEFAULT_ETA
+
+
+def start_net(cfg, prep, opts: GFLOptions):
+    """W⁽⁰⁾, b, a⁽⁰⁾ of (3.9) from the seed: the same for every method of a world."""
+    gen = torch.Generator().manual_seed(cfg.seed * 7919 + 0x9F1)
+    return init_net(cfg.m, prep.x_train.shape[1], prep.b_tilde, opts, gen, prep.relevant.shape[1])
+
+
+class GFLRun:
+    """One of network, ntk, rf, one_step trained by Algorithm 1 on a world's data."""
+
+    def __init__(self, world, method: str, opts: GFLOptions, embed: bool = True):
+        cfg = world.cfg
+        self.world, self.method, self.embed, self.opts = world, method, embed, opts
+        self.T, self.t = cfg.T, 0
+        with torch.no_grad():
+            self.prep = prepare(world.ds, opts, cfg.seed)
+            net0 = start_net(cfg, self.prep, opts)
+        self.learner = Learner(method, net0, self.prep, opts, stage_rule(cfg),
+                               min(cfg.batch, len(self.prep.y_train)), cfg.seed)
+        self.history: list = []
+        self._keep_every = max(1, self.T // KEEP_WEIGHTS)
+        self._t0 = time.perf_counter()
+        self._record(float("nan"))
+
+    @property
+    def done(self) -> bool:
+        """True once T steps have been taken."""
+        return self.t >= self.T
+
+    @property
+    def eta1(self) -> float | None:
+        """The step-1 scale η⁽¹⁾ of W (None for RF and the NTK)."""
+        return self.learner.eta1
+
+    def step(self):
+        """Take one step and return its snapshot (DivergenceError on NaN or Inf)."""
+        if self.done:
+            return self.history[-1]
+        self.t += 1
+        loss = self.learner.step(self.t)
+        if not math.isfinite(loss) or not bool(torch.isfinite(self.learner.weights()).all()):
+            raise DivergenceError(self.t, "the loss or the weights", self.world.cfg.eta)
+        return self._record(loss)
+
+    def __iter__(self):
+        while not self.done:
+            yield self.step()
+
+    def _split(self, x, y, fit, idx) -> tuple[float, float, float]:
+        """(loss, accuracy, MSE / Var(y)) on rows idx (None: all) of a split."""
+        if idx is not None:
+            x, y, fit = x[idx], y[idx], fit[idx]
+        with torch.no_grad():
+            g = self.learner.output(x)
+            loss = float(loss_of(g, fit, self.prep.regression))
+            if self.prep.regression:
+                return loss, float("nan"), regression.mse_ratio(self.learner.predict(x), y)
+            margin = y * g
+            right = (margin > 0).float() + 0.5 * (margin == 0).float()
+            return loss, float(right.mean()), float("nan")
+
+    def _measure(self) -> dict:
+        p, full = self.prep, self.t <= 2 or self.t >= self.T
+        tr_idx, te_idx = (None, None) if full else (p.probe_train, p.probe_test)
+        test_fit = p.y_test if p.offset is None else p.y_test - p.offset[0] - p.x_test @ p.offset[1]
+        trl, tra, trr = self._split(p.x_train, p.y_train, p.fit_train, tr_idx)
+        tel, tea, ter = self._split(p.x_test, p.y_test, test_fit, te_idx)
+        return dict(full=full, train_loss=trl, train_acc=tra, test_loss=tel, test_acc=tea,
+                    train_mse_ratio=trr, test_mse_ratio=ter)
+
+    def _record(self, step_loss: float):
+        m = self._measure()
+        with torch.no_grad():
+            w = self.learner.weights().detach().numpy().copy()
+            net = self.learner.net0 if self.learner.linear else self.learner.net
+            a, b = net.a.detach().numpy().copy(), net.b.numpy().copy()
+        pr = layer_probes(w, self.prep.dirs)
+        extra = {"coverage": pr["coverage"], "relevant_share": pr["relevant_share"],
+                 "nice_min": pr["nice_min"], "step_loss": step_loss}
+        if self.prep.regression:
+            extra.update(train_mse_ratio=m["train_mse_ratio"], test_mse_ratio=m["test_mse_ratio"])
+        c = np.abs(pr["nearest_cos"])
+        snap = ScenarioSnapshot(
+            step=self.t, T=self.T, stage=_stage(self.t, self.learner.linear),
+            train_acc=m["train_acc"], test_acc=m["test_acc"], train_loss=m["train_loss"],
+            test_loss=m["test_loss"], full_eval=m["full"], cos_max=float(c.max()),
+            cos_min=float(c.min()), cos_mean=float(c.mean()), weight_ratio=pr["relevant_share"],
+            off_span=float("nan"), frac_aligned=pr["frac_aligned"],
+            cos=pr["nearest_cos"].astype(np.float32), a=a, b=b, extra=extra)
+        if self.t <= 2 or self.t >= self.T or self.t % self._keep_every == 0:
+            snap.weights = w
+        if self.embed:
+            snap.embedding = self._embedding(w)
+        snap.elapsed = time.perf_counter() - self._t0
+        self.history.append(snap)
+        return snap
+
+    def _embedding(self, w: np.ndarray) -> np.ndarray:
+        """The map of the neuron directions with ±D_1 as the stars (a frozen layer: unchanged)."""
+        prev = self.history[-1].embedding if self.history else None
+        frozen = self.t >= 2 and not self.learner.trains_w
+        if frozen and prev is not None:
+            return prev
+        return mds.embed(w, self.prep.dirs.vectors[0], prev)
+
+    def summary(self) -> dict:
+        """Final accuracy (binary) or MSE / Var(y) (regression), the coverage as 'cos'."""
+        last = self.history[-1]
+        out = {"train_acc": last.train_acc, "test_acc": last.test_acc,
+               "cos": last.extra["coverage"], "steps": last.step,
+               "coverage": last.extra["coverage"], "relevant_share": last.extra["relevant_share"]}
+        if self.prep.regression:
+            out.update(train_mse_ratio=last.extra["train_mse_ratio"],
+                       test_mse_ratio=last.extra["test_mse_ratio"])
+        return out
+
+    def history_bytes(self) -> int:
+        """Memory held by the history's arrays."""
+        seen, total = set(), 0
+        for s in self.history:
+            for arr in (s.cos, s.a, s.b, s.embedding, s.weights):
+                if arr is not None and id(arr) not in seen:
+                    seen.add(id(arr))
+                    total += arr.nbytes
+        return total
+
+
+def _stage(t: int, linear: bool) -> str:
+    if t == 0:
+        return "init"
+    if t == 1 and not linear:
+        return "step 1 (reset)"
+    return "classifier stage"

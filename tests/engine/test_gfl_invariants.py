@@ -1,0 +1,118 @@
+"""The exact invariants of the GFL procedure (spec §2.4) on small worlds: g⁽⁰⁾ ≡ 0, b fixed,
+RF's W = W⁽⁰⁾ and One Step's W = W⁽¹⁾ bitwise, step 1 = its closed form, the (3.9) twins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engine.config import Config
+from engine.gfl.learners import METHODS
+from engine.gfl.net import output
+from engine.methods import make_run
+from engine.worlds import build_world
+
+TINY = {
+    "gfl_xor": dict(d=20, D=2, k=2, sigma_r=2.0, n=300, n_test=200, m=8, T=6, batch=50),
+    "gfl_uniform_parity": dict(d=7, D=7, k=2, n=400, n_test=200, m=8, T=6, batch=50),
+    "gfl_multi_index": dict(d=10, D=2, k=2, n=400, n_test=200, m=8, T=6, batch=50),
+    "gfl_linear": dict(labeling="threshold", d=20, D=10, k=3, p_a=0.5, p_o=0.2, n=300,
+                       n_test=200, m=8, T=6, batch=50),
+    "gfl_parity_blocks": dict(d=20, D=20, r=3, k=3, p_a=0.1, p_o=0.1, n=300, n_test=200, m=8,
+                              T=6, batch=50),
+    "gfl_mog": dict(d=20, D=4, k=2, r=4, sigma_r=1.0, n=300, n_test=200, m=8, T=6, batch=50),
+}
+
+
+def runs(world: str) -> dict:
+    """Every GFL method trained to the end on the tiny version of a world."""
+    w = build_world(Config(scenario=world, **TINY[world]), "cpu")
+    out = {m: make_run(m, w, embed=False) for m in METHODS}
+    for r in out.values():
+        while not r.done:
+            r.step()
+    return out
+
+
+@pytest.fixture(scope="module", params=sorted(TINY))
+def trained(request):
+    return request.param, runs(request.param)
+
+
+def test_the_output_is_exactly_zero_at_step_0(trained):
+    _, rs = trained
+    for r in rs.values():
+        assert torch.equal(output(r.learner.net0, r.prep.x_test), torch.zeros(len(r.prep.x_test)))
+        assert r.history[0].test_loss == pytest.approx(1.0) or r.prep.regression
+
+
+def test_b_never_changes_and_rf_one_step_keep_their_first_layer(trained):
+    world, rs = trained
+    rebias = world == "gfl_multi_index"  # Algorithm 7 re-draws b once, after step 1
+    b0 = rs["network"].history[0].b
+    for m, r in rs.items():
+        h = r.history
+        start = 1 if rebias and m != "ntk" else 0
+        for s in h[start:]:
+            assert np.array_equal(s.b, h[start].b), m
+        if not rebias:
+            assert np.array_equal(h[-1].b, b0), m
+    w0 = rs["network"].history[0].weights
+    assert all(np.array_equal(s.weights, w0) for s in rs["rf"].history if s.weights is not None)
+    w1 = rs["one_step"].history[1].weights
+    assert np.array_equal(w1, rs["network"].history[1].weights)
+    assert all(np.array_equal(s.weights, w1) for s in rs["one_step"].history[1:]
+               if s.weights is not None)
+    assert not np.array_equal(rs["network"].history[-1].weights, w1)  # the network moves on
+
+
+def test_every_method_starts_from_the_same_network(trained):
+    _, rs = trained
+    first = rs["network"].history[0]
+    for r in rs.values():
+        assert np.array_equal(r.history[0].weights, first.weights)
+        assert np.array_equal(r.history[0].a, first.a)
+
+
+def test_step_one_equals_its_closed_form_and_the_twins_are_antipodal(trained):
+    _, rs = trained
+    r = rs["one_step"]
+    p, n0 = r.prep, r.learner.net0
+    x, y = p.x_train, p.fit_train.double()
+    gate = (x.double() @ n0.w.double().T + n0.b.double() > 0).double()
+    # ℓ'(0) = −1 for the hinge; the squared loss has ∂/∂g = 2(g − y) = −2y at g = 0
+    lead = 2.0 if p.regression else 1.0
+    G = (gate * y[:, None]).T @ x.double() / len(y)  # G(w_i, b_i) = E_n[y x 1{⟨w_i,x⟩+b_i>0}]
+    closed = lead * r.eta1 * n0.a.double()[:, None] * G
+    w1 = torch.as_tensor(r.history[1].weights).double()
+    assert float((w1 - closed).norm() / w1.norm()) <= 1e-5
+    m2 = len(w1) // 2
+    assert torch.equal(w1[m2:], -w1[:m2])  # w⁽¹⁾_{i+2m} = −w⁽¹⁾_i exactly
+
+
+def test_the_twins_coincide_on_a_symmetrised_sample():
+    """Lemma B.71: with E_n[y x] = 0 (each x paired with −x, k even), w⁽¹⁾_{i+m} = w⁽¹⁾_i."""
+    w = build_world(Config(scenario="gfl_uniform_parity", **TINY["gfl_uniform_parity"]), "cpu")
+    half = w.ds.z_train[:200]
+    w.ds.z_train = np.concatenate([half, -half])
+    w.ds.y_train = np.concatenate([w.ds.y_train[:200], w.ds.y_train[:200]])
+    r = make_run("one_step", w, embed=False)
+    r.step()
+    w1, m = r.history[1].weights, TINY["gfl_uniform_parity"]["m"]
+    np.testing.assert_allclose(w1[m:2 * m], w1[:m], rtol=1e-4, atol=1e-6)
+    assert np.abs(w1[:m]).max() > 0
+
+
+def test_the_ntk_is_linear_in_its_increment():
+    w = build_world(Config(scenario="gfl_xor", **TINY["gfl_xor"]), "cpu")
+    r = make_run("ntk", w, embed=False)
+    gen = torch.Generator().manual_seed(1)
+    learner, x = r.learner, r.prep.x_test
+    assert torch.equal(learner.output(x), torch.zeros(len(x)))
+    dw, da = torch.randn(learner.dw.shape, generator=gen), torch.randn(learner.da.shape,
+                                                                       generator=gen)
+    learner.dw, learner.da = dw, da
+    once = learner.output(x)
+    learner.dw, learner.da = 3 * dw, 3 * da
+    torch.testing.assert_close(learner.output(x), 3 * once, rtol=1e-4, atol=1e-4)
