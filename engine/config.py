@@ -21,6 +21,7 @@ SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
 CLASSIFIERS = ("schedule", "logreg")
 OPTIMIZERS = ("auto", "adam", "sgd")
+LAYER_OPTIMIZERS = ("auto", "sgd", "adam", "same")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 
@@ -80,6 +81,15 @@ SPECS: dict[str, Spec] = {
     "optimizer": Spec(str, choices=OPTIMIZERS, group="steps", label="optimizer (t > 2)",
                       help="classifier stage: adam (paper schedule's default) or plain sgd "
                            "(the theory's step); auto = the schedule's choice"),
+    "optimizer_w": Spec(str, choices=LAYER_OPTIMIZERS, group="steps",
+                        label="first-layer optimizer (t > 2)",
+                        help="how the classifier stage moves the first layer (w, b): sgd = plain "
+                             "SGD with step η_w (the theory's stage 3: the features stay), adam, "
+                             "or same = the output layer's rule (optimizer, η); auto = sgd for "
+                             "the paper schedule, same otherwise"),
+    "eta_w": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η_w",
+                  help="the first layer's step in the classifier stage (optimizer_w); auto = "
+                       "0.5 for SGD, the output layer's η otherwise"),
     "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
                 help="the reported model averages the classifier stage's iterates "
                      "(exponential moving average with this β; 0 = last iterate)"),
@@ -149,6 +159,8 @@ class Config:
     xi: float | None = None
     momentum: float | None = None
     optimizer: str = "auto"
+    optimizer_w: str = "auto"
+    eta_w: float | None = None
     ema: float | None = None
     lr_decay: str = "auto"
     intercept: bool | None = None
