@@ -22,7 +22,7 @@ import torch
 
 from engine.config import Config, validate
 from engine.data import make_dataset, population_stats
-from engine.schedule import build_schedule
+from engine.schedule import build_schedule, layer_rule
 from engine.trainer import init_params
 
 
@@ -168,9 +168,10 @@ def _update(name, value, grad, lam, sp, eta, state, d):
     """The engine's rules written out: SGD θ·(1 − 2ηλ) − η∇ (the factor formed in float64;
     λ = 1/(2η) wipes θ; step 1 may keep keep_w·w), SGD with momentum, or Adam with decoupled
     decay and one second moment per neuron (the mean of ∇² over the d inputs) for w."""
+    rule, eta = layer_rule(sp, {"w": "q"}.get(name, name), eta)  # the first layer's own rule
     keep = sp.keep_w if (name == "w" and sp.keep_w is not None) else 1.0 - 2.0 * eta * lam
     keep = 0.0 if abs(keep) < 1e-12 else keep
-    if sp.optimizer == "adam":
+    if rule == "adam":
         sq = (grad * grad).sum(1, keepdim=True) / d if name == "w" else grad * grad
         m, v, k = state.get(name, (torch.zeros_like(grad), torch.zeros_like(sq), 0))
         m, v, k = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * sq, k + 1

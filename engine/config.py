@@ -19,6 +19,7 @@ SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
 CLASSIFIERS = ("schedule", "logreg")
 OPTIMIZERS = ("auto", "adam", "sgd")
+LAYER_OPTIMIZERS = ("auto", "sgd", "adam", "same")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 # engine/procedures.py; auto = the world's first
@@ -91,6 +92,15 @@ COMMON: dict[str, Spec] = {
     "optimizer": Spec(str, choices=OPTIMIZERS, group="steps", label="optimizer (t > 2)",
                       help="classifier stage: adam (paper schedule's default) or plain sgd "
                            "(the theory's step); auto = the schedule's choice", default="auto"),
+    "optimizer_w": Spec(str, choices=LAYER_OPTIMIZERS, group="steps",
+                        label="first-layer optimizer (t > 2)",
+                        help="how the classifier stage moves the first layer (w, b): sgd = plain "
+                             "SGD with step η_w (the theory's stage 3: the features stay), adam, "
+                             "or same = the output layer's rule (optimizer, η); auto = sgd for "
+                             "the paper schedule, same otherwise", default="auto"),
+    "eta_w": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η_w",
+                  help="the first layer's step in the classifier stage (optimizer_w); auto = "
+                       "0.5 for SGD, the output layer's η otherwise"),
     "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
                 help="the reported model averages the classifier stage's iterates "
                      "(exponential moving average with this β; 0 = last iterate)"),

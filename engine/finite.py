@@ -12,17 +12,21 @@ from .network import Grads, Params
 class DivergenceError(RuntimeError):
     """Loss, weights or gradients became NaN or infinite."""
 
-    def __init__(self, step: int, what: str, eta: float | None = None):
-        self.step, self.what, self.eta = step, what, eta
+    def __init__(self, step: int, what: str, eta: float | None = None,
+                 eta_w: float | None = None):
+        self.step, self.what, self.eta, self.eta_w = step, what, eta, eta_w
         now = f" (now {eta:.3g}; try {eta / 10:.3g})" if eta else ""
+        # the first layer's own step (optimizer_w) can diverge as well
+        own = f" or η_w (now {eta_w:.3g}; try {eta_w / 10:.3g})" if eta_w else ""
         super().__init__(f"training diverged at step {step}: {what} became NaN or infinite; "
-                         f"lower the step size η{now} or raise λ, then reset")
+                         f"lower the step size η{now}{own} or raise λ, then reset")
 
 
-def check_finite(step: int, loss: float, p: Params, g: Grads, eta: float | None = None) -> None:
+def check_finite(step: int, loss: float, p: Params, g: Grads, eta: float | None = None,
+                 eta_w: float | None = None) -> None:
     """Raise DivergenceError when anything is NaN or infinite."""
     if not math.isfinite(loss):
-        raise DivergenceError(step, "the loss", eta)
+        raise DivergenceError(step, "the loss", eta, eta_w)
     named = (("the gradient", g.q), ("the gradient of a", g.a), ("the weights", p.q),
              ("the output weights a", p.a), ("the biases b", p.b))
     # one reduction and one sync; a NaN/Inf anywhere makes its sum non-finite
@@ -30,7 +34,7 @@ def check_finite(step: int, loss: float, p: Params, g: Grads, eta: float | None 
         return
     for name, tensor in named:
         if not bool(torch.isfinite(tensor).all()):
-            raise DivergenceError(step, name, eta)
+            raise DivergenceError(step, name, eta, eta_w)
 
 
 # snapshot numbers that are finite for every healthy network (gradient ratios may be inf by design)

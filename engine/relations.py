@@ -41,6 +41,14 @@ def stage_optimizer(cfg: Config) -> str:
     return "adam" if cfg.schedule == "paper" else "sgd"
 
 
+def first_layer_optimizer(cfg: Config) -> str:
+    """The classifier stage's rule for the first layer: the setting, or the schedule's own (sgd
+    for paper: the theory's stage 3 keeps the features; same = the output layer's rule)."""
+    if cfg.optimizer_w != "auto":
+        return cfg.optimizer_w
+    return "sgd" if cfg.schedule == "paper" else "same"
+
+
 def _check_stage_settings(cfg: Config) -> None:
     """Settings that name a stage apply to it only: momentum belongs to SGD steps."""
     if cfg.momentum and stage_optimizer(cfg) == "adam":

@@ -97,13 +97,14 @@ class Run:
     def _advance(self) -> Snapshot:
         a_prev = self.trainer.p.a.clone()
         g = self.trainer.step()
-        eta = self.trainer.params_at(self.t)[0].eta
-        check_finite(self.t, g.loss, self.trainer.p, g, eta)
+        sp, train_first = self.trainer.params_at(self.t)
+        steps = (sp.eta, sp.eta_w if sp.optimizer_w and train_first else None)
+        check_finite(self.t, g.loss, self.trainer.p, g, *steps)
         snap = self._record(g, a_prev)
         bad = nonfinite_scalar(snap)
         if bad is not None:  # e.g. float32 squared norms overflow before the weights do
             self.history.pop()  # the history keeps only steps whose numbers are all finite
-            raise DivergenceError(self.t, bad, eta)
+            raise DivergenceError(self.t, bad, *steps)
         return snap
 
     def __iter__(self):

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from .data import Stats
-from .relations import stage_optimizer
+from .relations import first_layer_optimizer, stage_optimizer
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from .config import Config
@@ -28,6 +28,8 @@ class StepParams:
     ema: float = 0.0  # the reported model is an exponential average of the iterates (0: off)
     decay: str = "constant"  # step size over the stage: constant or cosine to 0 at T
     intercept: bool = False  # train an output intercept c (g = Σ a_i σ_i + c) in this stage
+    optimizer_w: str | None = None  # the first layer's own rule in this stage (None: optimizer)
+    eta_w: float | None = None  # the first layer's own step (None: eta)
 
     def to_dict(self) -> dict:
         """Plain dict for reports."""
@@ -71,6 +73,21 @@ class Schedule:
                 "symmetric_init": self.symmetric_init, "T": self.T, "dim": self.dim}
 
 
+# The first layer's parameters (w in data coordinates, b): the classifier stage may move them
+# by their own rule (`optimizer_w`, `eta_w`). The NTK has no first layer of its own: all of
+# θ − θ₀ is one linear classifier on fixed tangent features, trained by the output layer's rule
+# like the read-outs of RF, One Step and Two Step (the first-layer SGD put interval NTK at 70 %).
+FIRST_LAYER_KEYS = ("q", "b")
+
+
+def layer_rule(sp: StepParams, key: str, eta: float) -> tuple[str, float]:
+    """(optimizer, step) for the parameter `key` at a step whose η (after decay) is `eta`."""
+    if key not in FIRST_LAYER_KEYS or sp.optimizer_w is None:
+        return sp.optimizer, eta
+    eta_w = sp.eta if sp.eta_w is None else sp.eta_w
+    return sp.optimizer_w, eta_w * (eta / sp.eta if sp.eta > 0 else 1.0)  # the same decay
+
+
 def _rule(sp: StepParams) -> str:
     """The update rule of a stage in words: 'sgd, w ← η(ν·w − ∇_w L) with ν = 0.0817', 'adam, …'."""
     parts = [sp.optimizer]
@@ -84,6 +101,8 @@ def _rule(sp: StepParams) -> str:
         parts.append(f"reports the average of iterates (β {sp.ema:g})")
     if sp.intercept:
         parts.append("output intercept")
+    if sp.optimizer_w is not None:
+        parts.append(f"first layer: {sp.optimizer_w} with η_w = {sp.eta_w:g}")
     return ", ".join(parts)
 
 
@@ -106,7 +125,8 @@ def theory_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     return {"eta1": eta1, "nu1": 0.0, "lam_w1": 1 / (2 * eta1), "lam_a1": 0.0, "xi1": xi12,
             "eta2": 1.0, "lam_w2": 0.5, "lam_a2": 0.5, "xi2": xi12,
             "eta": k**2 / (T * m ** (1 / 3)), "lam": 0.0, "xi": 0.0, "momentum": 0.0,
-            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False,
+            "optimizer_w": "same", "eta_w": None}
 
 
 def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
@@ -127,7 +147,8 @@ def paper_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     out.update(nu1=nu1, lam_w1=1 / (2 * eta1) - nu1 / 2, eta2=eta2, lam_w2=1 / (2 * eta2),
                lam_a2=1 / (2 * eta2), eta=PAPER_ETA if stage_optimizer(cfg) == "adam" else
                PAPER_SGD_ETA, lam=PAPER_LAM, optimizer=PAPER_OPT,
-               ema=PAPER_EMA, lr_decay=PAPER_DECAY, intercept=True)
+               ema=PAPER_EMA, lr_decay=PAPER_DECAY, intercept=True, optimizer_w=PAPER_OPT_W,
+               eta_w=PAPER_ETA_W if first_layer_optimizer(cfg) == "sgd" else None)
     return out
 
 
@@ -142,6 +163,8 @@ PAPER_SGD_ETA = 0.5  # plain SGD's step there (optimizer=sgd), the previous defa
 PAPER_LAM = 1e-4
 PAPER_OPT = "adam"
 PAPER_EMA = 0.95
+PAPER_OPT_W = "sgd"  # the first layer's rule there: the theory's plain SGD (the features stay)
+PAPER_ETA_W = PAPER_SGD_ETA  # its step: 0.5 (2 and 5 kept the stars too; 5 oscillated, 6.7 points)
 PAPER_DECAY = "constant"
 
 
@@ -165,7 +188,8 @@ def standard_defaults(cfg: Config, st: Stats) -> dict[str, float]:
     p = {"eta": 0.02, "lam": 0.0, "xi": 0.0, "momentum": 0.95}
     return {**p, "eta1": p["eta"], "nu1": 0.0, "lam_w1": 0.0, "lam_a1": 0.0, "xi1": 0.0,
             "eta2": p["eta"], "lam_w2": 0.0, "lam_a2": 0.0, "xi2": 0.0,
-            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False}
+            "optimizer": "sgd", "ema": 0.0, "lr_decay": "constant", "intercept": False,
+            "optimizer_w": "same", "eta_w": None}
 
 
 def resolved_values(cfg: Config, st: Stats) -> dict[str, float]:
@@ -184,6 +208,14 @@ def class_weights(pos_frac: float) -> tuple[float, float] | None:
     return None if alpha == (1.0, 1.0) else alpha
 
 
+def _first_layer(v: dict) -> dict:
+    """The classifier stage's own rule for the first layer (none: the output layer's rule)."""
+    rule = v["optimizer_w"]
+    if rule == "same":
+        return {}
+    return {"optimizer_w": rule, "eta_w": v["eta"] if v["eta_w"] is None else v["eta_w"]}
+
+
 def build_schedule(cfg: Config, st: Stats) -> Schedule:
     """The per-step parameters for this config and data statistics."""
     v = resolved_values(cfg, st)
@@ -200,7 +232,7 @@ def build_schedule(cfg: Config, st: Stats) -> Schedule:
         step2=StepParams(v["eta2"], v["lam_w2"], v["lam_a2"], v["xi2"], not std, early_mom, cw),
         later=StepParams(v["eta"], v["lam"], v["lam"], v["xi"], False, mom, late_cw,
                          optimizer=v["optimizer"], ema=v["ema"], decay=v["lr_decay"],
-                         intercept=bool(v["intercept"])),
+                         intercept=bool(v["intercept"]), **_first_layer(v)),
         truncated=not std,
         symmetric_init=not std,
         T=cfg.T,

@@ -12,7 +12,7 @@ import torch
 from .data import Dataset, Stats
 from .hinge import hinge_grads
 from .network import Grads, Params, frozen_units, layer_features
-from .schedule import Schedule, StepParams, init_scales
+from .schedule import Schedule, StepParams, init_scales, layer_rule
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from .config import Config
@@ -164,7 +164,8 @@ class Trainer:
             p.q = opt.move("q", p.q, g.q, sp.lam_w, sp, eta)
             p.b = opt.move("b", p.b, g.b, 0.0, sp, eta)  # b is not regularised
             if p.perp is not None:  # no loss gradient off the span: only the decay acts
-                p.perp_scale = float(p.perp_scale * opt.keep(sp.lam_w, sp, eta, "q"))
+                eta_q = layer_rule(sp, "q", eta)[1]
+                p.perp_scale = float(p.perp_scale * opt.keep(sp.lam_w, sp, eta_q, "q"))
         opt.average(p, sp.ema, train_first)
 
     @property
@@ -200,8 +201,10 @@ class Optimizer:
         return 0.0 if abs(keep) < 1e-12 else keep
 
     def move(self, key: str, value, grad, lam: float, sp: StepParams, eta: float):
-        """value·keep - η·direction: the gradient (with momentum) or Adam's direction."""
-        if sp.optimizer == "adam":  # decoupled decay, as AdamW: the ℓ2 term is not rescaled
+        """value·keep - η·direction: the gradient (with momentum) or Adam's direction; the first
+        layer by its own rule when the stage gives it one (engine.schedule.layer_rule)."""
+        rule, eta = layer_rule(sp, key, eta)
+        if rule == "adam":  # decoupled decay, as AdamW: the ℓ2 term is not rescaled
             return value * self.keep(lam, sp, eta, key) - eta * self._adam(key, grad)
         if sp.momentum > 0:
             vel = self._state.get(key)

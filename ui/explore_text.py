@@ -59,10 +59,13 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
 
 
 def _drift(history: list, snap) -> str:
-    """Which neurons left the stars since step 2 and what they weigh, when visibly many did."""
+    """Whether the neurons on a star after step 2 are still there; when visibly many left,
+    which ones and what they weigh."""
     after2 = next((s for s in history if s.stage == "step 2"), None)
-    if after2 is None or snap.frac_aligned > after2.frac_aligned - 0.05:
+    if after2 is None:
         return ""
+    if snap.frac_aligned > after2.frac_aligned - 0.05:
+        return _kept(after2, snap)
     was = np.abs(np.asarray(after2.cos)) > ALIGNED
     now = np.abs(np.asarray(snap.cos)) > ALIGNED
     left, stayed = was & ~now, was & now
@@ -77,6 +80,20 @@ def _drift(history: list, snap) -> str:
             f"output weight |a| of {a_left:.3g}, against {a_stay:.3g} for the "
             f"{int(stayed.sum())} that stayed, {verdict}. The paper's Fig. 2 shows steps 0-2 "
             "only; its theory has the first layer barely move after step 2.")
+
+
+def _kept(after2, snap) -> str:
+    """How many of the neurons on a star after step 2 still are, and how little they turned."""
+    was = np.abs(np.asarray(after2.cos)) > ALIGNED
+    if not was.any():
+        return ""
+    still = int((was & (np.abs(np.asarray(snap.cos)) > ALIGNED)).sum())
+    before = float(np.median(np.abs(np.asarray(after2.cos))[was]))
+    now = float(np.median(np.abs(np.asarray(snap.cos))[was]))
+    return (f" Of the {int(was.sum())} neurons on a star after step 2, {still} still are (their "
+            f"median |cos| with Σ_A M: {before:.3f} then, {now:.3f} now): the features learned "
+            "in steps 1-2 stay while the output layer trains, as in the paper's theory, where "
+            "the first layer barely moves after step 2.")
 
 
 def narrate_html(history: list, i: int, truth: bool = True) -> str:

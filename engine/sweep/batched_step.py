@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ..network import activation, indicator
+from ..schedule import layer_rule
 from ..trainer import step_size
 
 # How the per-entry products run: "loop" (one BLAS call per entry: fastest on a CPU), "bmm" (one
@@ -155,7 +156,8 @@ def adam(state: dict, key: str, ix, grad, dim: int):
 
 def move(opt: dict, key: str, ix, value, grad, lam: float, sp, eta: float, dim: int):
     """engine.trainer.Optimizer.move for the entries ix (SGD without momentum, or Adam)."""
-    if sp.optimizer == "adam":
+    rule, eta = layer_rule(sp, key, eta)
+    if rule == "adam":
         return value * keep(lam, sp, eta, key) - eta * adam(opt, key, ix, grad, dim)
     k = keep(lam, sp, eta, key)
     return -eta * grad if k == 0.0 else value * k - eta * grad
@@ -170,7 +172,7 @@ def apply(st: dict, ix, g: dict, sp, train_first: bool, t: int, T: int, dim: int
     if train_first:
         st["q"][ix] = move(opt, "q", ix, st["q"][ix], g["q"], sp.lam_w, sp, eta, dim)
         st["b"][ix] = move(opt, "b", ix, st["b"][ix], g["b"], 0.0, sp, eta, dim)
-        st["perp"][ix] = st["perp"][ix] * keep(sp.lam_w, sp, eta, "q")
+        st["perp"][ix] = st["perp"][ix] * keep(sp.lam_w, sp, layer_rule(sp, "q", eta)[1], "q")
     if sp.ema > 0.0:
         average(st, ix, sp.ema, train_first)
 

@@ -7,7 +7,14 @@ import pytest
 
 from engine.config import Config, ConfigError, coerce, diff, from_dict, label_set, validate
 from engine.data import population_stats
-from engine.schedule import PAPER_EMA, PAPER_NU1, build_schedule, init_scales
+from engine.schedule import (
+    PAPER_EMA,
+    PAPER_ETA_W,
+    PAPER_NU1,
+    build_schedule,
+    init_scales,
+    layer_rule,
+)
 
 
 def test_default_config_is_the_papers_parity_setting():
@@ -100,6 +107,17 @@ def test_paper_default_step_sizes_and_init_scales():
     # the classifier stage: Adam with iterate averaging (paper), plain SGD (theory)
     assert (paper.later.optimizer, paper.later.ema) == ("adam", PAPER_EMA)
     assert (lemma.later.optimizer, lemma.later.ema) == ("sgd", 0.0)
+    # its first layer moves by plain SGD (the theory's stage 3); optimizer_w=same: Adam as before
+    assert (paper.later.optimizer_w, paper.later.eta_w) == ("sgd", PAPER_ETA_W)
+    assert layer_rule(paper.later, "q", 0.05) == layer_rule(paper.later, "b", 0.05) == \
+        ("sgd", PAPER_ETA_W)
+    assert layer_rule(paper.later, "a", 0.05) == layer_rule(paper.later, "dq", 0.05) == \
+        ("adam", 0.05)  # the output layer, and the NTK's linear model, keep the stage's rule
+    assert layer_rule(paper.later, "q", 0.025) == ("sgd", PAPER_ETA_W / 2)  # decays alike
+    assert lemma.later.optimizer_w is None
+    assert build_schedule(cfg.replace(optimizer_w="same"), st).later.optimizer_w is None
+    own = build_schedule(cfg.replace(optimizer_w="adam"), st).later
+    assert (own.optimizer_w, own.eta_w) == ("adam", own.eta)
     assert paper.step2.lam_w == pytest.approx(1 / (2 * paper.step2.eta))
     assert paper.step2.lam_a == pytest.approx(1 / (2 * paper.step2.eta))
     assert paper.step2.xi == lemma.step2.xi

@@ -4,7 +4,7 @@ Reduced setting (seeds 0, 1, 2): d=100, D=50, k=5, p_o=1/2, m=100, n=10 000, n_t
 batch=1000, T=120, default 'paper' schedule. Observed: after step 1 max cos 0.94-0.95 with only
 2-6 % of the neurons within cos 0.9 of a star (the cloud is still there), after step 2 max cos
 0.998 with every neuron on a star, network test accuracy 1.00 at T; without input structure
-0.48-0.50 test. k=3 is too easy for this test: Adam learns a 3-bit parity from uniform inputs
+0.48-0.51 test. k=3 is too easy for this test: Adam learns a 3-bit parity from uniform inputs
 (0.73 test at seed 0), so it no longer shows the advantage of input structure.
 """
 
@@ -46,11 +46,11 @@ def test_reduced_parity_setting_reproduces_table1_picture(seed):
     assert summary["network"]["test_acc"] >= 0.95
     assert summary["network"]["train_acc"] >= 0.95
     assert summary["network"]["cos"] >= 0.98
-    # without input structure the same procedure stays near chance on test data (§8.6) while
-    # it fits part of its training set
+    # without input structure the same procedure stays near chance on test data (§8.6); with the
+    # theory's small SGD steps on its first layer in the classifier stage it no longer fits part
+    # of its training set either (51 % train at seed 0; it did with Adam on both layers)
     ns_sum = summary["network_no_structure"]
     assert ns_sum["test_acc"] <= 0.65
-    assert ns_sum["train_acc"] >= ns_sum["test_acc"] + 0.1
     assert max(s.cos_max for s in ns) < 0.9
     # One Step stays at chance, Two Step learns; no single-step fall of more than 5 points once
     # 95 % is reached, for the network and Two Step (the classifier stage averages its iterates)

@@ -23,6 +23,7 @@ def test_rows_are_the_step_sizes_the_trainer_uses():
     assert nu == pytest.approx(sch.step1.keep_w / sch.step1.eta, rel=1e-3)
     assert rows[2]["batch"] == "mini-batch" and rows[0]["batch"] == "full"
     assert rows[2]["rule"].startswith("adam")
+    assert rows[2]["rule"].endswith("first layer: sgd with η_w = 0.5")  # its own rule (t > 2)
 
 
 def test_report_carries_the_computed_step_sizes():

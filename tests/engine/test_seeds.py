@@ -33,7 +33,7 @@ def test_prepare_sees_every_seed_and_may_refuse(tiny_cfg):
 
 
 def test_a_divergence_is_kept_with_the_steps_before_it(tiny_cfg):
-    series = SeedSeries(tiny_cfg.replace(eta=1e6), ("network",), 3, "cpu")
+    series = SeedSeries(tiny_cfg.replace(eta=1e6, eta_w=1e6), ("network",), 3, "cpu")
     with pytest.raises(DivergenceError):
         while True:
             series.advance(budget_s=0.0)

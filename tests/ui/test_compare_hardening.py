@@ -72,7 +72,8 @@ def test_markdown_in_a_link_is_shown_literally():
 
 
 def test_diverged_comparison_keeps_its_table_and_downloads_up_to_that_step():
-    at = open_compare({**TINY, "eta": "1e6", "T": "40", "methods": "network,rf,one_step"})
+    at = open_compare({**TINY, "eta": "1e6", "eta_w": "1e6", "T": "40",
+                       "methods": "network,rf,one_step"})
     at.button(key="compare_play").click().run()
     for _ in range(200):
         state = at.session_state["app"]

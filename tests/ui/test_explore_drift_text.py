@@ -37,3 +37,13 @@ def test_no_drift_sentence_when_the_neurons_stayed():
     hist = _history([0.2] * 6)
     hist[3] = _snap(50, "later", hist[2].cos, [0.2] * 6)
     assert "After step 2" not in narrate(hist, 3)
+
+
+def test_kept_features_are_counted_from_the_snapshots():
+    hist = _history([0.2] * 6)
+    late = [0.99, -0.99, 0.97, -0.95, 0.99, -0.98]
+    hist[3] = _snap(50, "later", late, [0.2] * 6)
+    text = narrate(hist, 3)
+    assert "Of the 6 neurons on a star after step 2, 6 still are" in text
+    assert "median |cos| with Σ_A M: 0.990 then, 0.985 now" in text
+    assert "still are" not in narrate(_history([0.2] * 6), 3)  # 3 of 6 left: the drift text
