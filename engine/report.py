@@ -18,6 +18,9 @@ from .methods import LABELS
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
+# a regression world's summary numbers (AZL: test error E‖out − y‖², the F and G projections),
+# averaged over seeds like ROWS when a method's summary has them
+REGRESSION_KEYS = ("test_err", "train_err", "c_F", "c_G")
 
 
 def clean(value):
@@ -39,11 +42,13 @@ def history_rows(run) -> list[dict]:
 
 
 def aggregate(per_seed: list[dict]) -> dict:
-    """Mean and standard deviation over seeds of train_acc, test_acc and cos per method."""
+    """Mean and standard deviation over seeds of train_acc, test_acc and cos per method (and of
+    the regression numbers where the summaries have them)."""
     out = {}
     for method in per_seed[0]:
         entry = {}
-        for key, _ in ROWS:
+        extra = [k for k in REGRESSION_KEYS if k in per_seed[0][method]]
+        for key in [k for k, _ in ROWS] + extra:
             vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
             entry[key] = statistics.fmean(vals) if vals else None
             entry[key + "_std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
