@@ -8,6 +8,7 @@ import torch
 
 from engine.azl.compare import AZLComparison
 from engine.azl.config import METHODS, AZLConfig
+from engine.azl.narrate import narrate
 from engine.azl.nets import NETS
 from engine.azl.run import AZLRun, build_world
 from engine.methods import MethodRun
@@ -114,3 +115,12 @@ def test_divergence_is_reported_with_its_step():
 def test_methods_list_is_the_sources():
     """resnet3, fc3, two_layer, ntk, last_layer."""
     assert METHODS == ("resnet3", "fc3", "two_layer", "ntk", "last_layer")
+
+
+def test_narration_follows_the_numbers():
+    """The sentence says what c_F, c_G and the test error against kα² say."""
+    early = narrate({"c_F": 0.96, "c_G": 0.04, "test_err": 1.1}, 120, 0.72, 0, "3-layer ResNet")
+    assert "F learned (c_F 0.96)" in early and "G not yet (c_G 0.04)" in early
+    assert "above kα² = 0.72" in early and "seed 0" in early
+    late = narrate({"c_F": 0.98, "c_G": 0.55, "test_err": 0.24}, 900, 0.72, 2)
+    assert "G being learned (c_G 0.55)" in late and "below kα² = 0.72" in late
