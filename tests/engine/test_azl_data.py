@@ -97,3 +97,20 @@ def test_bad_settings_name_the_field(values, field):
         from_dict(values)
     assert err.value.name == field
     assert "\n" not in str(err.value)
+
+
+def test_engine_dataset_carries_the_world():
+    """The engine Dataset: inputs as x, y n×k, 32 pair stars with sum (+1) / difference (−1)
+    labels, F and G in extras; settings read from Config-like fields."""
+    from types import SimpleNamespace
+
+    from engine.azl.world import engine_dataset, from_engine
+
+    acfg = from_engine(SimpleNamespace(n=300, n_test=400, seed=3, azl_variant="literal"))
+    assert (acfg.n, acfg.seed, acfg.variant, acfg.m) == (300, 3, "literal", 300)
+    ds = engine_dataset(acfg)
+    assert ds.z_train.shape == (300, 30) and ds.y_test.shape == (400, 8)
+    assert not ds.has_truth and ds.centres.shape == (32, 30)
+    pair_product = np.array([np.prod(row[row != 0]) for row in ds.centres])
+    np.testing.assert_allclose(pair_product, 0.5 * ds.centre_labels)
+    np.testing.assert_array_equal(ds.extras["F_test"], make_data(acfg).F_test)
