@@ -1,0 +1,56 @@
+"""The AZL world's two charts from per-step rows (a report's history.<m>, or the live runs'
+snapshot scalars): test error per method with the kα² line, and c_F / c_G over steps."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from engine.azl.config import LABELS
+from ui.figures import MARGIN
+
+# Okabe–Ito, one per AZL method (the ResNet in the project's "network" blue)
+COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
+          "last_layer": "#D55E00"}
+THRESHOLD_TEXT = "above this line G is not learned at all"
+
+
+def _xy(rows: list[dict], key: str) -> tuple[list, list]:
+    """(steps, values) of one key, rows without a value left out."""
+    pairs = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def error_figure(history: dict, threshold: float, height: int = 420) -> go.Figure:
+    """Test error E‖out − y‖² per method (log scale) with the line kα² labelled."""
+    fig = go.Figure()
+    for method, rows in history.items():
+        x, y = _xy(rows, "test_err")
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=LABELS.get(method, method),
+                                 line={"color": COLORS.get(method, "#555555")}))
+    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"},
+                  annotation_text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}",
+                  annotation_position="top left")
+    fig.update_layout(height=height, margin=MARGIN, xaxis_title="SGD step",
+                      yaxis_title="test error E‖out − y‖²", yaxis_type="log",
+                      title="Test error per method")
+    return fig
+
+
+def projection_figure(history: dict, methods=("resnet3", "two_layer"),
+                      height: int = 380) -> go.Figure:
+    """c_F (solid) and c_G (dashed) over steps: F arrives first, then G, only for the ResNet."""
+    fig = go.Figure()
+    for method in methods:
+        rows = history.get(method)
+        if not rows:
+            continue
+        for key, dash in (("c_F", "solid"), ("c_G", "dash")):
+            x, y = _xy(rows, key)
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines",
+                                     name=f"{key} · {LABELS.get(method, method)}",
+                                     line={"color": COLORS.get(method, "#555555"),
+                                           "dash": dash}))
+    fig.update_layout(height=height, margin=MARGIN, xaxis_title="SGD step",
+                      yaxis_title="fraction learned", yaxis_range=[-0.1, 1.05],
+                      title="c_F = share of F learned, c_G = share of αG learned")
+    return fig
