@@ -1,4 +1,4 @@
-"""Feature-emergence explorer: the router (st.navigation) over the four pages."""
+"""Feature-emergence explorer: the router (st.navigation) over the pages of ui/page_list.py."""
 
 import os
 
@@ -10,25 +10,19 @@ import streamlit as st  # noqa: E402
 import threadpoolctl  # noqa: E402
 
 from ui import present, router  # noqa: E402
+from ui.page_list import DEFAULT, DEFAULT_URL_PATH, PAGES  # noqa: E402
 
 # The app's numpy work is small matrices, where OpenBLAS threads only add contention.
 threadpoolctl.threadpool_limits(1, user_api="blas")
 
 st.set_page_config(page_title="Feature emergence explorer", page_icon="🧠",
                    layout="wide")
-PAGES = [
-    # The default page is served at "/"; its url_path only names it internally (st.navigation
-    # hashes it), so the hidden twin below can answer a shared /explore link.
-    st.Page("pages/explore.py", title="Explore", icon=":material/scatter_plot:",
-            url_path="home", default=True),
-    st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:",
-            url_path="compare"),
-    st.Page("pages/reproduce.py", title="Reproduce the paper", icon=":material/science:",
-            url_path="reproduce"),
-    st.Page("pages/sweep.py", title="Sweeps", icon=":material/grid_on:", url_path="sweep"),
-    st.Page("pages/guide.py", title="Guide", icon=":material/menu_book:", url_path="guide"),
-    st.Page("pages/explore.py", title="Explore", url_path="explore", visibility="hidden"),
-]
-page = st.navigation(PAGES)
+# The default page runs under an internal name (st.navigation serves it at "/"); its hidden
+# twin answers a shared link to its own address.
+navigation = [st.Page(p.script, title=p.title, icon=p.icon, default=p is DEFAULT,
+                      url_path=DEFAULT_URL_PATH if p is DEFAULT else p.slug) for p in PAGES]
+navigation.append(st.Page(DEFAULT.script, title=DEFAULT.title, url_path=DEFAULT.slug,
+                          visibility="hidden"))
+page = st.navigation(navigation)
 present.copy_link()  # at the top of every page: the address holds the setting and the view
 router.run(page)

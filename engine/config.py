@@ -1,21 +1,18 @@
-"""Run settings: one frozen dataclass, a spec table that drives validation, CLI, URL and UI."""
+"""Run settings: one spec table (every setting declared once: the common ones here, a world's
+own in its record) from which the frozen Config dataclass, validation, CLI, URL and UI derive."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import ConfigError
 from .population import label_set
 from .relations import check_relations
+from .scenarios import WORLDS
 from .spec import Spec
 
-SCENARIOS = ("sparse_coding", "dm_parity", "hidden_repr", "mog", "real", "fcb",
-             "teacher_student")
-REAL_DATASETS = ("digits", "mnist", "cifar10", "svhn")
 LABELINGS = ("parity", "interval", "threshold", "custom")
 SCHEDULES = ("paper", "theory", "standard")
 THEORY_VARIANTS = ("lemma23", "thm26")
@@ -24,62 +21,73 @@ OPTIMIZERS = ("auto", "adam", "sgd")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 
-# The single source of truth for every setting. Names follow the paper's symbols.
-SPECS: dict[str, Spec] = {
-    "scenario": Spec(str, choices=SCENARIOS, label="scenario", help="data world"),
+# The settings every world shares, declared once. Names follow the paper's symbols.
+COMMON: dict[str, Spec] = {
+    # the worlds are the registry's (engine/scenarios/__init__.py); its first is the default
+    "scenario": Spec(str, choices=tuple(WORLDS), label="scenario", default=next(iter(WORLDS)),
+                     help="data world: " + "; ".join(f"{r.name}: {r.label}"
+                                                    for r in WORLDS.values())),
     "labeling": Spec(str, choices=LABELINGS, label="labeling",
                      help="parity: D_mix of App. E.1.1; interval: count in [t1, t2]; "
-                          "threshold: count > k/2; custom: count in P"),
-    "d": Spec(int, 2, 5000, label="d", help="input dimension"),
-    "D": Spec(int, 1, 5000, label="D", help="number of dictionary patterns (D ≤ d)"),
+                          "threshold: count > k/2; custom: count in P", default="parity"),
+    "d": Spec(int, 2, 5000, label="d", help="input dimension", default=500),
+    "D": Spec(int, 1, 5000, label="D", help="number of dictionary patterns (D ≤ d)", default=100),
     "k": Spec(int, 1, 500, label="k", help="number of class-relevant patterns (k ≤ D)",
-              text="k ≤ D; odd for the parity labeling"),
+              text="k ≤ D; odd for the parity labeling", default=5),
     "p_o": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_o",
                 text="at most 2/3 for the parity labeling",
-                help="background pattern probability"),
+                help="background pattern probability", default=0.5),
     "p_a": Spec(float, 0, 1, open_lo=True, open_hi=True, label="p_A",
-                help="relevant-pattern probability (interval/threshold/custom labelings)"),
-    "t1": Spec(int, 0, 500, label="t1", help="interval labeling: lower count"),
-    "t2": Spec(int, 0, 500, label="t2", help="interval labeling: upper count"),
+                help="relevant-pattern probability (interval/threshold/custom labelings)",
+                default=2 / 3, shown=lambda c: c.labeling != "parity"),
+    "t1": Spec(int, 0, 500, label="t1", help="interval labeling: lower count", default=20,
+               shown=lambda c: c.labeling == "interval"),
+    "t2": Spec(int, 0, 500, label="t2", help="interval labeling: upper count", default=30,
+               shown=lambda c: c.labeling == "interval"),
     "P": Spec(str, label="P", help="custom labeling: comma-separated counts labelled +1",
-              text="comma-separated integers in [1, k], not all of 0..k, e.g. '1,3,5'"),
+              text="comma-separated integers in [1, k], not all of 0..k, e.g. '1,3,5'",
+              default='', shown=lambda c: c.labeling == "custom"),
     "structure": Spec(bool, label="input structure",
-                      help="off = (A1'): all patterns uniform, same labeling rule"),
+                      help="off = (A1'): all patterns uniform, same labeling rule", default=True),
     "neg_ratio": Spec(float, 0, 1, open_lo=True, open_hi=True, optional=True,
-                      label="negative ratio", help="fraction of class -1 (E.2.2); auto = natural"),
-    "noise": Spec(float, 0, 10, label="σ_ζ", help="additive Gaussian input noise (App. F)"),
-    "n": Spec(int, 10, 1_000_000, label="n", help="training samples"),
-    "n_test": Spec(int, 10, 1_000_000, label="n_test", help="test samples"),
-    "seed": Spec(int, 0, 2**31 - 1, label="seed", help="random seed of the run"),
-    "m": Spec(int, 1, 20_000, group="network", label="m", help="neuron pairs (width 2m)"),
+                      label="negative ratio", help="fraction of class -1 (E.2.2); auto = natural",),
+    "noise": Spec(float, 0, 10, label="σ_ζ", help="additive Gaussian input noise (App. F)",
+                  default=0.0),
+    "n": Spec(int, 10, 1_000_000, label="n", help="training samples", default=50_000),
+    "n_test": Spec(int, 10, 1_000_000, label="n_test", help="test samples", default=10_000),
+    "seed": Spec(int, 0, 2**31 - 1, label="seed", help="random seed of the run", default=0),
+    "m": Spec(int, 1, 20_000, group="network", label="m", help="neuron pairs (width 2m)",
+              default=300),
     "schedule": Spec(str, choices=SCHEDULES, group="network", label="schedule",
                      help="paper: practical default; theory: Lemma 23/Thm 26; "
-                          "standard: ReLU, Gaussian init, SGD+momentum"),
+                          "standard: ReLU, Gaussian init, SGD+momentum", default="paper"),
     "theory": Spec(str, choices=THEORY_VARIANTS, group="network", label="theory variant",
-                   help="which theorem's step-1 formulas the theory schedule uses"),
-    "T": Spec(int, 2, 100_000, group="steps", label="T", help="total steps"),
+                   help="which theorem's step-1 formulas the theory schedule uses",
+                   default="lemma23", shown=lambda c: c.schedule == "theory"),
+    "T": Spec(int, 2, 100_000, group="steps", label="T", help="total steps", default=600),
     "batch": Spec(int, 1, 1_000_000, group="steps", label="batch",
-                  help="mini-batch size for steps t > 2"),
-    "eta1": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽¹⁾"),
+                  help="mini-batch size for steps t > 2", default=1000),
+    "eta1": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽¹⁾",),
     "nu1": Spec(float, 0, 1e6, optional=True, group="steps", label="ν⁽¹⁾",
                 help="step 1 keeps the initial weights: w⁽¹⁾ = η⁽¹⁾(ν⁽¹⁾w⁽⁰⁾ - ∇L), i.e. "
                      "λ_w⁽¹⁾ = 1/(2η⁽¹⁾) - ν⁽¹⁾/2; 0 = Lemma 23's full reset"),
     "lam_w1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽¹⁾"),
     "lam_a1": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽¹⁾"),
     "xi1": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽¹⁾"),
-    "eta2": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽²⁾"),
+    "eta2": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η⁽²⁾",),
     "lam_w2": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_w⁽²⁾"),
     "lam_a2": Spec(float, 0, 1e12, optional=True, group="steps", label="λ_a⁽²⁾"),
     "xi2": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ⁽²⁾"),
-    "eta": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η"),
+    "eta": Spec(float, 0, 1e6, open_lo=True, optional=True, group="steps", label="η",),
     "lam": Spec(float, 0, 1e12, optional=True, group="steps", label="λ"),
     "xi": Spec(float, 0, 10, optional=True, group="steps", label="σ_ξ"),
     "momentum": Spec(float, 0, 1, open_hi=True, optional=True, group="steps",
                      label="momentum", help="SGD momentum of the classifier stage (every step "
-                     "of the standard schedule); needs optimizer=sgd"),
+                     "of the standard schedule); needs optimizer=sgd",
+                     shown=lambda c: c.schedule == "standard"),
     "optimizer": Spec(str, choices=OPTIMIZERS, group="steps", label="optimizer (t > 2)",
                       help="classifier stage: adam (paper schedule's default) or plain sgd "
-                           "(the theory's step); auto = the schedule's choice"),
+                           "(the theory's step); auto = the schedule's choice", default="auto"),
     "ema": Spec(float, 0, 1, open_hi=True, optional=True, group="steps", label="EMA β",
                 help="the reported model averages the classifier stage's iterates "
                      "(exponential moving average with this β; 0 = last iterate)"),
@@ -88,78 +96,39 @@ SPECS: dict[str, Spec] = {
                            "method (a linear classifier's usual intercept); auto = on for the "
                            "paper schedule, off for theory and standard"),
     "lr_decay": Spec(str, choices=DECAYS, group="steps", label="η decay (t > 2)",
-                     help="classifier-stage step size: constant or cosine-decayed to 0 at T"),
+                     help="classifier-stage step size: constant or cosine-decayed to 0 at T",
+                     default="auto"),
     "balance": Spec(str, choices=BALANCES, group="steps", label="class weights",
                     help="weighted loss α_v = 1/(2Pr[y=v]) for unbalanced classes (App. F): "
-                         "in steps 1-2, in every step, or off"),
+                         "in steps 1-2, in every step, or off", default="steps12"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
-                       help="how One/Two Step and RF train their top layer"),
-    "sigma_r": Spec(float, 0, 10, label="σ_r",
-                    help="mixture of Gaussians: noise g ~ N(0, σ_r² k/d I) (App. E.3.2); "
-                         "FCB: in-cluster noise N(0, σ_r²/d I)"),
-    "vectors": Spec(int, 2, 100_000, label="vectors per label",
-                    help="hidden representation: binary vectors φ̃_A per label (App. E.3.1)"),
-    "flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η",
-                 help="random feature amplification (FCB): fraction of flipped labels"),
-    "alpha": Spec(float, 0, 1, open_lo=True, open_hi=True, label="α (Gaussian fraction)",
-                  help="input structure on real data (App. E.5): fraction of Gaussian inputs"),
-    "real": Spec(str, choices=REAL_DATASETS, label="real dataset",
-                 help="real data (App. E.4): digits is bundled; the others need torchvision"),
-    "pair": Spec(str, label="class pair", help="real data: the two classes, e.g. '0,1'",
-                 text="two distinct class indices in 0..9, e.g. '0,1'"),
+                       help="how One/Two Step and RF train their top layer", default="schedule"),
 }
 
 
-@dataclass(frozen=True)
-class Config:
-    """Every setting of a run; None in a step-size field means 'from the schedule'."""
+def _world_settings() -> dict[str, Spec]:
+    """Every world's own settings in the registry's order; a name is declared once."""
+    out: dict[str, Spec] = {}
+    for record in WORLDS.values():
+        for name, spec in record.settings.items():
+            if name in COMMON or name in out:
+                raise ValueError(f"world {record.name} declares {name!r} a second time")
+            out[name] = spec
+    for record in WORLDS.values():
+        missing = [n for n in record.shared if n not in out]
+        if missing:
+            raise ValueError(f"world {record.name} shares undeclared settings {missing}")
+    return out
 
-    scenario: str = "sparse_coding"
-    labeling: str = "parity"
-    d: int = 500
-    D: int = 100
-    k: int = 5
-    p_o: float = 0.5
-    p_a: float = 2 / 3
-    t1: int = 20
-    t2: int = 30
-    P: str = ""
-    structure: bool = True
-    neg_ratio: float | None = None
-    noise: float = 0.0
-    n: int = 50_000
-    n_test: int = 10_000
-    seed: int = 0
-    m: int = 300
-    schedule: str = "paper"
-    theory: str = "lemma23"
-    T: int = 600
-    batch: int = 1000
-    eta1: float | None = None
-    nu1: float | None = None
-    lam_w1: float | None = None
-    lam_a1: float | None = None
-    xi1: float | None = None
-    eta2: float | None = None
-    lam_w2: float | None = None
-    lam_a2: float | None = None
-    xi2: float | None = None
-    eta: float | None = None
-    lam: float | None = None
-    xi: float | None = None
-    momentum: float | None = None
-    optimizer: str = "auto"
-    ema: float | None = None
-    lr_decay: str = "auto"
-    intercept: bool | None = None
-    balance: str = "steps12"
-    classifier: str = "schedule"
-    sigma_r: float = 1.0
-    flip: float = 0.15
-    alpha: float = 0.5
-    vectors: int = 50
-    real: str = "digits"
-    pair: str = "0,1"
+
+# Every setting: the common ones, then each world's own (shown only where a world uses them).
+SPECS: dict[str, Spec] = {**COMMON, **_world_settings()}
+
+
+class _Settings:
+    """The methods of Config (its fields are generated from SPECS below)."""
+
+    __slots__ = ()
 
     def replace(self, **changes: Any) -> Config:
         """A validated copy with some settings changed."""
@@ -172,6 +141,21 @@ class Config:
     def label_set(self) -> tuple[int, ...]:
         """The counts labelled +1 (the paper's P ⊆ [k])."""
         return label_set(self)
+
+
+def _annotation(spec: Spec) -> str:
+    """The field's type as Config declares it ('float | None' for an optional setting)."""
+    return spec.kind.__name__ + (" | None" if spec.optional else "")
+
+
+# Every setting of a run, one field per SPECS row with its default; None in an optional field
+# means "from the schedule". Frozen: a Config is a value (equal settings, equal runs).
+Config = dataclasses.make_dataclass(
+    "Config", [(name, _annotation(s), dataclasses.field(default=s.default))
+               for name, s in SPECS.items()],
+    bases=(_Settings,), frozen=True)
+Config.__module__ = __name__
+Config.__doc__ = "Every setting of a run; None in a step-size field means 'from the schedule'."
 
 
 def coerce(name: str, raw: Any) -> Any:
@@ -226,18 +210,6 @@ def _check_range(name: str, value: Any) -> None:
 
 MAX_TEXT = 200  # free-text settings (P, pair) come from URLs: keep them short
 
-# Each world's own rules (its module's check(cfg)). The worlds sit above the settings, so the
-# world registry (engine.scenarios, imported by engine/__init__ before any caller runs)
-# installs its dispatcher here instead of validate importing upwards.
-_world_rules: Callable[[Config], None] | None = None
-
-
-def install_world_rules(check: Callable[[Config], None]) -> None:
-    """Let the world registry add each world's own rules to validate."""
-    global _world_rules
-    _world_rules = check
-
-
 def validate(cfg: Config) -> Config:
     """Check every range and relation; return cfg or raise ConfigError."""
     for name in SPECS:
@@ -246,8 +218,9 @@ def validate(cfg: Config) -> Config:
             raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
                               f"at most {MAX_TEXT} characters")
     check_relations(cfg)
-    if _world_rules is not None:
-        _world_rules(cfg)
+    rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
+    if rules is not None:
+        rules(cfg)
     return cfg
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .config import Config, ConfigError
+from .errors import ConfigError
 from .mds import single_thread_blas
 from .population import Stats, components, label_set, population_stats
+
+if TYPE_CHECKING:  # the settings sit above the data: they list the worlds that draw it
+    from .config import Config
 
 
 def random_dictionary(rng: np.random.Generator, d: int, D: int) -> np.ndarray:
@@ -75,8 +79,8 @@ class Dataset:
     has_truth: bool = True
     centres: np.ndarray | None = None
     centre_labels: np.ndarray | None = None
-    # a world's own per-sample arrays, by name (teacher_student: real_train/real_test masks of
-    # the real-digit rows; fcb: clean_test, the test labels before the flips)
+    # a world's own per-sample arrays, by name (e.g. masks of a mixture's parts, labels before
+    # a world flipped some): engine/scenarios/__init__.py lists the ones the dashboard reads
     extras: dict = field(default_factory=dict)
 
     @property
@@ -114,9 +118,8 @@ def _normalise(cfg: Config, st: Stats, phi: np.ndarray, A: np.ndarray) -> np.nda
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """Draw M, A, train and test sets from the seed; space 'pattern', 'input' or 'auto'."""
-    if cfg.scenario != "sparse_coding":  # the other worlds: engine.worlds.make_dataset
-        raise ConfigError("scenario", cfg.scenario, "sparse_coding for engine.data")
+    """The sparse-coding world's data: M, A, train and test sets drawn from the seed (every
+    world's data: engine.worlds.make_dataset); space 'pattern', 'input' or 'auto'."""
     seeds = np.random.SeedSequence([cfg.seed, 0xFEA7]).spawn(4)
     rng_dict, rng_train, rng_test, rng_noise = (np.random.default_rng(s) for s in seeds)
     M = random_dictionary(rng_dict, cfg.d, cfg.D)

@@ -1,4 +1,4 @@
-"""2-D maps of neuron directions: fast classical MDS on cosines, and scikit-learn's SMACOF."""
+"""2-D maps of neuron directions: fast classical MDS on cosines, aligned frame to frame."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import numpy as np
 # scipy.linalg is imported before the thread-pool controller is made, so its own BLAS is
 # among the pools that single_thread_blas() limits
 from scipy.linalg import eigh
-from sklearn.manifold import MDS
 from threadpoolctl import ThreadpoolController  # ships with scikit-learn
 
 
@@ -93,15 +92,3 @@ def embed(weights: np.ndarray, truth: np.ndarray, prev: np.ndarray | None = None
     """(N+2)×2 map of neuron directions and the two stars, aligned to prev when given."""
     with single_thread_blas():
         return align(classical(with_stars(weights, truth)), prev).astype(np.float32)
-
-
-def smacof(weights: np.ndarray, truth: np.ndarray, seed: int = 0, n_init: int = 1,
-           max_iter: int = 300) -> np.ndarray:
-    """scikit-learn's metric MDS (SMACOF) on the dissimilarity 1 - cos, stars included."""
-    u = unit_rows(with_stars(np.asarray(weights, dtype=np.float64), truth))
-    dis = np.clip(1.0 - u @ u.T, 0.0, 2.0)
-    np.fill_diagonal(dis, 0.0)
-    dis = (dis + dis.T) / 2
-    mds = MDS(n_components=2, metric_mds=True, metric="precomputed", n_init=n_init,
-              init="classical_mds", max_iter=max_iter, random_state=seed)
-    return _canonical(mds.fit_transform(dis)).astype(np.float32)

@@ -1,10 +1,9 @@
-"""A named setting with the paper's own numbers: the record every world's presets are made of."""
+"""A named setting with the paper's own numbers: the plain-data record every world's presets are
+made of (engine.presets validates them into a Config)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from .config import Config, from_dict
 
 COLUMNS = ("network", "ntk", "rf", "one_step", "two_step", "network_no_structure")
 
@@ -25,7 +24,3 @@ class Preset:
     source: str
     settings: dict = field(default_factory=dict)
     paper: dict | None = None
-
-    def config(self) -> Config:
-        """The validated Config of this preset."""
-        return from_dict(self.settings)

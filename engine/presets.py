@@ -3,7 +3,7 @@ world's PRESETS (engine/scenarios/), looked up by name."""
 
 from __future__ import annotations
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, from_dict
 from .preset import Preset
 from .scenarios import scenario_presets
 
@@ -20,5 +20,5 @@ def get(name: str) -> Preset:
 
 def preset_config(name: str) -> Config:
     """The validated Config of a named preset."""
-    return get(name).config()
+    return from_dict(get(name).settings)
 

@@ -1,7 +1,7 @@
 """Rules between settings that hold in every world (D ≤ d, k ≤ D, t1 ≤ t2, …): checked by
 engine.config.validate after every range. A world's own rules (odd k for the parity mixture,
-D = d for DM parity, a class pair for real data) are its module's check(cfg), installed in
-engine.config.WORLD_CHECKS by the world registry. Functions take any object with the settings'
+D = d for DM parity, a class pair for real data) are the `check` of its record
+(engine/scenarios/), which validate reads next. Functions take any object with the settings'
 fields, so this module sits below the settings."""
 
 from __future__ import annotations

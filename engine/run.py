@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
-from .config import Config
 from .data import Dataset
 from .evaluate import Evaluator, Snapshot, layer_identity, same_layer
 from .finite import DivergenceError, check_finite, nonfinite_scalar
@@ -15,6 +15,9 @@ from .method_table import BY_NAME
 from .network import Grads, Params
 from .schedule import Schedule
 from .trainer import DeviceData, Trainer
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from .config import Config
 
 
 def pick_device(device: str = "auto") -> torch.device:

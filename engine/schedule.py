@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from .config import Config
 from .data import Stats
 from .relations import stage_optimizer
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from .config import Config
 
 
 @dataclass(frozen=True)

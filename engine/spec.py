@@ -1,13 +1,17 @@
-"""How one setting is typed, bounded and explained: the rows of engine.config.SPECS."""
+"""Declarations: how one setting is typed, bounded and explained (Spec, the rows of
+engine.config.SPECS), and what one data world is (WorldRecord, the entries of
+engine.scenarios.WORLDS)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Spec:
-    """How one setting is typed, bounded and explained."""
+    """How one setting is typed, bounded, explained, defaulted and when the sidebar shows it."""
 
     kind: type
     lo: float | None = None
@@ -20,6 +24,10 @@ class Spec:
     open_hi: bool = False
     optional: bool = False  # None means "derived from the schedule"
     text: str = ""  # the allowed values of a free-text setting; or a note on a numeric range
+    default: Any = None
+    # cfg -> whether the sidebar shows the setting (None: always; a world's own settings are
+    # shown only in the worlds that use them, engine.scenarios.shows)
+    shown: Callable[[Any], bool] | None = None
 
     def allowed(self) -> str:
         """Human-readable allowed range."""
@@ -41,3 +49,31 @@ class Spec:
 
 def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e12 else f"{v:g}"
+
+
+@dataclass(frozen=True, eq=False)
+class WorldRecord:
+    """One data world: its name and settings, its rules and presets, the procedures it trains
+    with, and what its module provides (the data, optional hooks). The field list is the world
+    contract; engine/scenarios/__init__.py explains each hook."""
+
+    name: str  # its value of Config.scenario
+    label: str  # one line for people (the scenario setting's help: CLI `settings`, sidebar)
+    make_dataset: Callable  # (cfg, space) -> engine.data.Dataset
+    settings: dict[str, Spec] = field(default_factory=dict)  # settings this world declares
+    shared: tuple[str, ...] = ()  # another world's settings that this one reads too
+    check: Callable | None = None  # (cfg) -> None or ConfigError: its rules between settings
+    presets: tuple = ()  # engine.preset.Preset records (plain data)
+    procedures: tuple[str, ...] = ("shi2022",)  # the training procedures it runs with
+    pattern_space: bool = False  # noise-free data may be stored in pattern coordinates (D wide)
+    dictionary: bool = True  # the data is drawn through a d×D dictionary M (the guard counts it)
+    batched_sweeps: bool = False  # engine.sweep.batched reproduces its runs (tested)
+    input_dim: Callable | None = None  # (cfg) -> width of x when it is not cfg.d
+    download_setting: Callable | None = None  # (cfg) -> the setting that downloads data, or None
+    run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes of its own runs
+    make_run: Callable | None = None  # (method, world, embed, freeze_after) -> its own run
+
+    @property
+    def uses(self) -> tuple[str, ...]:
+        """Every world-owned setting this world reads: its own and the shared ones."""
+        return (*self.settings, *self.shared)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-from .config import Config
 from .data import Dataset, Stats
 from .hinge import hinge_grads
 from .network import Grads, Params, frozen_units, layer_features
 from .schedule import Schedule, StepParams, init_scales
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from .config import Config
 
 # Frozen first layers' activations on the training set are kept while all of them together fit
 # in this many bytes (paper-parity: 60 MB for RF's twin-folded layer, 120 MB each for One and

@@ -31,8 +31,9 @@ if __package__ in (None, ""):  # run as a file: make `scripts.serve` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from scripts.serve import CHROMIUM_ARGS, ROOT, find_chromium, start_app, wait_for_app_run
+from ui.page_list import PAGES as APP_PAGES
 
-PAGES = ("explore", "compare", "reproduce", "sweep", "guide")
+PAGES = tuple(p.slug for p in APP_PAGES)
 
 # Plotly draws into .main-svg inside each chart container once it has rendered; the Explore
 # player marks its root with data-draws once its canvases are painted.

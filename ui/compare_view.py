@@ -6,18 +6,14 @@ import time
 
 import pandas as pd
 
+from engine import guard
 from engine.config import ConfigError, diff
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
-from engine.presets import PRESETS, Preset
+from engine.presets import PRESETS, Preset, preset_config
 from engine.report import build_report, cell
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
 from ui.state import CompareState
-
-try:  # the resource guard is optional: without it every valid setting may start
-    from engine import guard
-except ImportError:  # pragma: no cover - depends on the checkout
-    guard = None
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
@@ -76,8 +72,6 @@ def _series(state) -> SeedSeries:
 def _prepare(cs: CompareState, cfg, methods: tuple[str, ...]) -> bool:
     """The guard's check before a seed is built: raises ConfigError, says whether the feature
     cache fits, and keeps the estimate to show."""
-    if guard is None:
-        return True
     est = guard.check(cfg, methods, embed=False)
     cs.estimate = est.describe()
     return est.feature_cache
@@ -113,7 +107,7 @@ def paper_preset(state) -> Preset | None:
     if preset is None or not preset.paper:
         return None
     try:
-        return preset if preset.config() == state.cfg else None
+        return preset if preset_config(preset.name) == state.cfg else None
     except ConfigError:
         return None
 

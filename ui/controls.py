@@ -29,14 +29,6 @@ GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps", "baselin
 MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
                "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
                "baselines": "Baseline classifier"}
-# Which settings matter for which labeling or schedule (others are hidden, not reset); the
-# settings of one data world alone are declared by that world (engine.scenarios.shows).
-ONLY_IF = {
-    "p_a": lambda c: c.labeling != "parity", "t1": lambda c: c.labeling == "interval",
-    "t2": lambda c: c.labeling == "interval", "P": lambda c: c.labeling == "custom",
-    "theory": lambda c: c.schedule == "theory",
-    "momentum": lambda c: c.schedule == "standard",
-}
 
 
 def key(name: str) -> str:
@@ -140,8 +132,8 @@ def _bounds(spec: Spec) -> dict:
 
 
 def _visible(name: str, cfg: Config) -> bool:
-    rule = ONLY_IF.get(name)
-    return scenarios.shows(name, cfg) and (rule is None or bool(rule(cfg)))
+    # hidden, not reset: each setting's own `shown` rule and its world (engine.scenarios.shows)
+    return scenarios.shows(name, cfg, SPECS[name])
 
 
 def sidebar(state: AppState) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 
 import numpy as np
 import streamlit as st
 
-from engine import mds
+from engine import guard, mds
 from engine.config import Config, ConfigError
 from engine.run import DivergenceError, Run
 from engine.scenarios import centre_cosines
@@ -22,11 +21,7 @@ BUDGET_S = 0.22
 
 
 def guard_check(cfg: Config) -> None:
-    """Refuse settings beyond the server's limits (engine.guard, when the project has it)."""
-    try:
-        guard = importlib.import_module("engine.guard")
-    except ImportError:
-        return
+    """Refuse settings beyond the server's limits (engine.guard)."""
     guard.check(cfg, methods=("network",))
 
 
@@ -87,10 +82,9 @@ def compute(state: AppState, player: dict) -> int:
 
 def has_truth(state: AppState) -> bool:
     """False where the data has no single planted Σ_A M (mixtures, real data): no stars and
-    no relevant/background split then."""
-    if state.explore.world is not None:
-        return state.explore.world.ds.has_truth
-    return state.explore.run_cfg is None or state.explore.run_cfg.scenario != "real"
+    no relevant/background split then. The world and its setting are set and dropped
+    together, so without a world there is no data to say otherwise."""
+    return state.explore.world is None or state.explore.world.ds.has_truth
 
 
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:

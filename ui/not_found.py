@@ -16,8 +16,8 @@ from urllib.parse import unquote
 
 from streamlit import config, file_util
 
-PAGES = (("", "Explore"), ("compare", "Compare"), ("reproduce", "Reproduce the paper"),
-         ("sweep", "Sweeps"), ("guide", "Guide"))
+from ui.page_list import PAGES, link
+
 _STYLE = ("body{font-family:system-ui,sans-serif;margin:3rem auto;max-width:40rem;"
           "padding:0 1rem;color:#262730}a{color:#1f5fbf}code{background:#f0f2f6;padding:0 4px}")
 
@@ -30,7 +30,7 @@ def base_path() -> str:
 
 def page(path: str, base: str = "") -> bytes:
     """The not-found page: the address asked for (escaped) and links to every page."""
-    links = " · ".join(f'<a href="{base}/{slug}">{name}</a>' for slug, name in PAGES)
+    links = " · ".join(f'<a href="{link(p, base)}">{p.title}</a>' for p in PAGES)
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>Page not found</title><style>{_STYLE}</style></head><body>"
             f"<h1>Page not found</h1><p>There is no page at <code>{html.escape(path[:200])}"

@@ -9,15 +9,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from engine import guard
 from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
 from engine.report import cell
-
-try:  # the resource guard is optional: without it no cost is shown
-    from engine import guard
-except ImportError:  # pragma: no cover - depends on the checkout
-    guard = None
 
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "tables.json"
@@ -99,8 +95,6 @@ def results_note(entry: dict | None) -> str:
 
 def cost_note(name: str) -> str | None:
     """What the live Compare of a preset costs on this server, or why it is refused."""
-    if guard is None:
-        return None
     try:
         est = guard.check(preset_config(name), DEFAULT_METHODS, embed=False)
     except ConfigError as err:

@@ -6,6 +6,8 @@ from urllib.parse import urlparse
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from ui.page_list import PAGES, known_paths, link
+
 _rerouted = False  # once per process: a server decides pages/ mode only once
 
 
@@ -37,11 +39,15 @@ def run(page) -> None:
     base = (st.get_option("server.baseUrlPath") or "").strip("/")
     if base and (path == base or path.startswith(base + "/")):
         path = path[len(base):].strip("/")
-    known = {"", "home", "explore", "compare", "reproduce", "guide", "sweep"}
-    if path.split("/")[-1] not in known or path.count("/") > 0:
+    if path not in known_paths():
         st.title("Page not found")
-        st.markdown(f"There is no page at `/{html.escape(path)}`. The pages are "
-                    "[Explore](/explore), [Compare](/compare), "
-                    "[Reproduce the paper](/reproduce) and [Guide](/guide).")
+        st.markdown(not_found_text(path))
         return
     page.run()
+
+
+def not_found_text(path: str) -> str:
+    """'There is no page at …' with a link to every page of ui/page_list.py."""
+    links = [f"[{p.title}]({link(p)})" for p in PAGES]
+    return (f"There is no page at `/{html.escape(path)}`. The pages are "
+            f"{', '.join(links[:-1])} and {links[-1]}.")

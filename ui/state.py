@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -203,10 +202,3 @@ def write_url(cfg: Config, methods: tuple[str, ...] | None = None,
     if current != target:
         st.query_params.from_dict(target)
     return target
-
-
-def share_link(params: dict[str, str]) -> str:
-    """The full shareable URL of this page with the setting's query string."""
-    base = st.context.url or "http://localhost:8501/"
-    return base + ("?" + urlencode(params) if params else "")
-

@@ -1,103 +1,113 @@
-"""Every data world, one module each, and the registry of them (WORLDS).
+"""Every data world, one module each, and the registry of them (WORLDS): the only list of worlds.
 
-The world contract: a module declares
-  SCENARIO          its value of Config.scenario
+A world is one module, engine/scenarios/<name>.py, that ends with its record,
+`RECORD = WorldRecord(...)` (engine.spec.WorldRecord), and one line in REGISTRY below. The record:
+  name, label       its value of Config.scenario; one line for people
   make_dataset(cfg, space) → engine.data.Dataset (fields below)
-  PRESETS           its presets (engine.presets lists them after the paper's)
-  SETTINGS          the settings only this world uses: the sidebar shows them for it alone
-  PATTERN_SPACE     True when noise-free data may be stored in pattern coordinates (D wide)
-  DICTIONARY        True when the data is drawn through a d×D dictionary M (the guard counts it)
-and may define
+  settings          {name: Spec(kind, lo, hi, default=…, help=…, shown=…)}: the settings only this
+                    world uses, declared here once (Config's fields, the CLI's --set, the URL
+                    and the sidebar derive from them; the sidebar shows them for it alone)
+  shared            settings another world declares that this one reads too
+  check(cfg)        its own rules between settings (ConfigError naming the setting to change);
+                    engine.config.validate runs it after the rules every world shares
+                    (engine/relations.py)
+  presets           its engine.preset.Preset records (engine.presets lists them in registry order)
+  procedures        the training procedures it runs with ("shi2022": the paper's three stages;
+                    "fcb": Frei, Chatterji & Bartlett's trainer)
+  pattern_space     True when noise-free data may be stored in pattern coordinates (D wide)
+  dictionary        True when the data is drawn through a d×D dictionary M (the guard counts it)
+  batched_sweeps    True when engine.sweep.batched reproduces its runs (tested for the paper's)
+and, optionally,
   input_dim(cfg)    the width of x when it is not cfg.d (real data: the image size)
   download_setting(cfg)  the setting that makes it download data, or None (the guard refuses it
                     on a server with downloads off)
   run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
                     engine's (the guard's sizing)
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
-  check(cfg)        its own rules between settings (ConfigError naming the setting to change);
-                    engine.config.validate runs it after the rules every world shares
-                    (engine/relations.py), through check() below, installed in engine.config
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
   centres          K×r cluster centres / labelled vectors in the data coordinates (like weights)
   centre_labels    K labels (±1) of the centres, for two colours
-  extras           a world's own arrays by name: real_train/real_test (teacher_student) boolean
-                   masks of the real-digit rows of z_train / z_test; clean_test (fcb)
-Runs of `fcb` and `teacher_student` yield ScenarioSnapshot (a Snapshot with an `extra` dict of
-per-step numbers that scalars() includes); the others yield the engine's Snapshot.
+  extras           a world's own arrays by name: real_train/real_test boolean masks of the
+                   real-digit rows of z_train / z_test; clean_test (labels before flips)
+A world's own runs may yield ScenarioSnapshot (a Snapshot with an `extra` dict of per-step
+numbers that scalars() includes); the engine's runs yield the engine's Snapshot.
 """
 
 from __future__ import annotations
 
-from ..config import Config, ConfigError, install_world_rules
+from importlib import import_module
+from typing import TYPE_CHECKING
+
 from ..data import Dataset
-from . import dm_parity, fcb, hidden_repr, mog, real, sparse_coding, teacher_student
+from ..errors import ConfigError
+from ..spec import WorldRecord
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
-# The registry: a new world is one module and one entry here.
-WORLDS = {m.SCENARIO: m for m in (sparse_coding, dm_parity, hidden_repr, mog, real, fcb,
-                                  teacher_student)}
-WORLD_SETTINGS = frozenset(name for m in WORLDS.values() for name in m.SETTINGS)
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
 
-__all__ = ["WORLDS", "WORLD_SETTINGS", "world", "shows", "check", "input_dim", "pattern_space",
-           "dictionary", "download_setting", "run_bytes", "make_dataset", "make_run", "headline",
-           "centre_cosines", "centre_coverage", "neighbour_cosine", "two_cluster_score",
-           "scenario_presets"]
+# The registry: one line per world (its module's name here); the first is the default world.
+REGISTRY = (
+    "sparse_coding",
+    "dm_parity",
+    "hidden_repr",
+    "mog",
+    "real",
+    "fcb",
+    "teacher_student",
+)
+WORLDS: dict[str, WorldRecord] = {
+    record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
+WORLD_SETTINGS = frozenset(name for r in WORLDS.values() for name in r.settings)
+
+__all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim",
+           "pattern_space", "dictionary", "download_setting", "run_bytes", "make_dataset",
+           "make_run", "headline", "centre_cosines", "centre_coverage", "neighbour_cosine",
+           "two_cluster_score", "scenario_presets"]
 
 
-def world(cfg: Config):
-    """The module of cfg's world (ConfigError for an unknown one)."""
+def world(cfg: Config) -> WorldRecord:
+    """The record of cfg's world (ConfigError for an unknown one)."""
     if cfg.scenario not in WORLDS:
         raise ConfigError("scenario", cfg.scenario, "one of " + ", ".join(WORLDS))
     return WORLDS[cfg.scenario]
 
 
-def shows(name: str, cfg: Config) -> bool:
-    """Whether the sidebar shows setting `name` for cfg's world (world-only settings)."""
-    return name not in WORLD_SETTINGS or name in world(cfg).SETTINGS
-
-
-def _hook(cfg: Config, name: str):
-    """An optional function of cfg's world module, or None when the world leaves it out."""
-    return getattr(world(cfg), name, None)
-
-
-def check(cfg: Config) -> None:
-    """cfg's world's own rules between settings (none for a world without a check)."""
-    rules = _hook(cfg, "check")
-    if rules is not None:
-        rules(cfg)
-
-
-install_world_rules(check)
+def shows(name: str, cfg: Config, spec=None) -> bool:
+    """Whether the sidebar shows setting `name` (its Spec `spec`) for cfg: a world's own
+    setting only in the worlds that use it, and only where its `shown` rule holds."""
+    if name in WORLD_SETTINGS and name not in world(cfg).uses:
+        return False
+    return spec is None or spec.shown is None or bool(spec.shown(cfg))
 
 
 def input_dim(cfg: Config) -> int:
     """The width d of the world's inputs x."""
-    dim = _hook(cfg, "input_dim")
+    dim = world(cfg).input_dim
     return cfg.d if dim is None else dim(cfg)
 
 
 def pattern_space(cfg: Config) -> bool:
     """Whether the engine stores this setting's data in pattern coordinates (D wide)."""
-    return world(cfg).PATTERN_SPACE and cfg.noise == 0
+    return world(cfg).pattern_space and cfg.noise == 0
 
 
 def dictionary(cfg: Config) -> bool:
     """Whether the data is drawn through a d×D dictionary M."""
-    return world(cfg).DICTIONARY
+    return world(cfg).dictionary
 
 
 def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float] | None:
     """(kept, peak) bytes of one of the world's own runs (engine.guard), or None: the engine's."""
-    hook = _hook(cfg, "run_bytes")
+    hook = world(cfg).run_bytes
     return None if hook is None else hook(cfg, r, params)
 
 
 def download_setting(cfg: Config) -> str | None:
     """The setting that makes this world download data, or None."""
-    hook = _hook(cfg, "download_setting")
+    hook = world(cfg).download_setting
     return None if hook is None else hook(cfg)
 
 
@@ -106,16 +116,16 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     return world(cfg).make_dataset(cfg, space)
 
 
-def make_run(method: str, world, embed: bool = True, freeze_after: int | None = None):
-    """The scenario's own run for a method (its own trainer or probes), or None when the
-    engine's Run serves it unchanged."""
-    maker = _hook(world.cfg, "make_run")
-    return None if maker is None else maker(method, world, embed, freeze_after)
+def make_run(method: str, built, embed: bool = True, freeze_after: int | None = None):
+    """The world's own run for a method on a built world (engine.run.World; its own trainer or
+    probes), or None when the engine's Run serves it unchanged."""
+    maker = world(built.cfg).make_run
+    return None if maker is None else maker(method, built, embed, freeze_after)
 
 
 def scenario_presets() -> list:
-    """Every preset this package adds."""
-    return [p for m in WORLDS.values() for p in m.PRESETS]
+    """Every world's presets, in the registry's order."""
+    return [p for r in WORLDS.values() for p in r.presets]
 
 
 def headline(ds: Dataset, weights) -> dict:
@@ -131,4 +141,3 @@ def headline(ds: Dataset, weights) -> dict:
     # the neurons that carry the function
     out["two_cluster_top"] = two_cluster_score(weights, top=0.5)[0]
     return out
-

@@ -8,18 +8,20 @@ after one step neurons are ∝ Σ_{j∈A} e_j; a fixed-feature (random features)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..config import Config, ConfigError
 from ..data import Dataset, _normalise, population_stats, sample
+from ..errors import ConfigError
 from ..preset import Preset
+from ..spec import WorldRecord
 from ._common import check_odd_parity
 
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
+
 SCENARIO = "dm_parity"
-# the world contract (its fields are explained in engine/scenarios/__init__.py)
-SETTINGS = ()
-PATTERN_SPACE = True
-DICTIONARY = True
 
 
 def check(cfg: Config) -> None:
@@ -53,3 +55,7 @@ PRESETS = [
            {"scenario": SCENARIO, "d": 100, "D": 100, "k": 5, "p_o": 0.5, "n": 20000,
             "n_test": 5000, "m": 200, "T": 300, "nu1": 0.0}),
 ]
+
+RECORD = WorldRecord(
+    SCENARIO, "sparse parity of Daniely & Malach: the parity mixture with M = I",
+    make_dataset, check=check, presets=tuple(PRESETS), pattern_space=True)

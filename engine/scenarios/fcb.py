@@ -14,20 +14,21 @@ The engine's trainer uses the hinge loss and trains a, so this module has its ow
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..config import Config
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
 from ..run import World
+from ..spec import Spec, WorldRecord
 from ._common import input_space, stats
 from .fcb_run import FCBRun
 
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
+
 SCENARIO = "fcb"
-# the world contract (its fields are explained in engine/scenarios/__init__.py)
-SETTINGS = ("sigma_r", "flip")
-PATTERN_SPACE = False
-DICTIONARY = True
 DEFAULT_ALPHA = 0.05
 
 
@@ -87,3 +88,11 @@ PRESETS = [
            {"scenario": SCENARIO, "d": 100, "D": 2, "k": 2, "sigma_r": 0.2, "flip": 0.15,
             "n": 2000, "n_test": 4000, "m": 250, "T": 25, "batch": 100, "eta": 1.0}),
 ]
+
+RECORD = WorldRecord(
+    SCENARIO, "random feature amplification: XOR-like clusters, noisy labels (Frei et al.)",
+    make_dataset, presets=tuple(PRESETS), procedures=("fcb",), shared=("sigma_r",),
+    settings={"flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η", default=0.15,
+                           help="random feature amplification (FCB): fraction of flipped "
+                                "labels")},
+    run_bytes=run_bytes, make_run=make_run)

@@ -12,18 +12,19 @@ The paper's parity-tuned schedule collapses every neuron onto the single directi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..config import Config
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
+from ..spec import Spec, WorldRecord
 from ._common import stats
 
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
+
 SCENARIO = "hidden_repr"
-# the world contract (its fields are explained in engine/scenarios/__init__.py)
-SETTINGS = ("vectors",)
-PATTERN_SPACE = True
-DICTIONARY = True
 
 
 def vectors(cfg: Config, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -86,3 +87,10 @@ PRESETS = [
             "n": 20000, "n_test": 5000, "m": 100, "T": 800, "schedule": "standard",
             "batch": 200, "eta": 0.05, "lam": 3e-3}),
 ]
+
+RECORD = WorldRecord(
+    SCENARIO, "hidden representation: φ̃_A drawn from labelled binary vectors (App. E.3.1)",
+    make_dataset, presets=tuple(PRESETS), pattern_space=True,
+    settings={"vectors": Spec(int, 2, 100_000, label="vectors per label", default=50,
+                              help="hidden representation: binary vectors φ̃_A per label "
+                                   "(App. E.3.1)")})

@@ -13,20 +13,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.datasets import load_digits
 
-from ..config import Config, ConfigError
 from ..data import Dataset
+from ..errors import ConfigError
 from ..preset import Preset
+from ..spec import Spec, WorldRecord
 from ._common import input_space, stats
 
+if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
+    from ..config import Config
+
 SCENARIO = "real"
-# the world contract (its fields are explained in engine/scenarios/__init__.py)
-SETTINGS = ("real", "pair")
-PATTERN_SPACE = False
-DICTIONARY = False
 DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
 
 
@@ -175,3 +176,14 @@ PRESETS = [
            "SVHN digits 0 and 1, m = 50: the paper sees four clusters.",
            "App. E.4, Fig. 19", _settings("svhn", "0,1", 10000, 2000, 600, 100)),
 ]
+
+RECORD = WorldRecord(
+    SCENARIO, "real data: two classes of digits, MNIST, CIFAR-10 or SVHN (App. E.4)",
+    make_dataset, check=check, presets=tuple(PRESETS), dictionary=False,
+    settings={"real": Spec(str, choices=tuple(DIMS), label="real dataset", default="digits",
+                           help="real data (App. E.4): digits is bundled; the others need "
+                                "torchvision"),
+              "pair": Spec(str, label="class pair", default="0,1",
+                           help="real data: the two classes, e.g. '0,1'",
+                           text="two distinct class indices in 0..9, e.g. '0,1'")},
+    input_dim=input_dim, download_setting=download_setting)

@@ -1,13 +1,13 @@
 """Seeds of one setting trained as one batched computation (a leading batch dimension).
 
-What batches: the network and its frozen-layer variants (rf, one_step, two_step) of every seed,
-as E = seeds × methods entries of one stacked state stepped together, on the sparse-coding data
-with the paper or theory schedule (SGD without momentum or Adam, averaging, intercept). What
-does not: the NTK, the *_no_structure methods, other scenarios, momentum (the standard schedule) and
-classifier=logreg; those go through engine.compare one seed at a time. Data, initial networks
-and schedules come from the engine's own build_world per seed, and whole-set accuracies (steps
-0-2 and T) from its Evaluator, so rows match the unbatched engine to float rounding
-(tests/test_sweep_batched.py).
+What batches: the network and its frozen-layer variants (rf, one_step, two_step) of every seed, as
+E = seeds × methods entries of one stacked state stepped together, on the data of a world whose
+record says `batched_sweeps` (the sparse-coding world), with the paper or theory schedule (SGD
+without momentum or Adam, averaging, intercept). What does not: the NTK, the *_no_structure
+methods, other worlds, momentum (the standard schedule) and classifier=logreg; those go through
+engine.compare one seed at a time. Data, initial networks and schedules come from the engine's own
+build_world per seed, and whole-set accuracies (steps 0-2 and T) from its Evaluator, so rows match
+the unbatched engine to float rounding (tests/test_sweep_batched.py).
 
 Where the time goes: on a CPU the matmuls are per-entry loops of addmm/mv on one stacked buffer
 (CPU BLAS is faster that way than torch.baddbmm/bmm at these shapes; on CUDA tensors they are one
@@ -26,6 +26,7 @@ import torch
 
 from ..methods import BY_NAME, REGISTRY
 from ..network import Params
+from ..scenarios import world as world_record
 from ..trainer import FEATURE_CACHE_BYTES
 from ..worlds import build_world
 from . import batched_step as bs
@@ -39,7 +40,7 @@ FREEZE_AFTER = {m: BY_NAME[m].freeze_after for m in FAMILY}
 def supported(world) -> bool:
     """Whether the batched path reproduces the engine for this world."""
     cfg, sch = world.cfg, world.schedule
-    return (cfg.scenario == "sparse_coding" and cfg.classifier == "schedule"
+    return (world_record(cfg).batched_sweeps and cfg.classifier == "schedule"
             and all(s.momentum == 0 for s in (sch.step1, sch.step2, sch.later)))
 
 

@@ -314,20 +314,6 @@ def test_embed_aligns_to_the_previous_frame():
     assert np.abs(f1 - f0).max() < 0.05  # no flips or rotations between close frames
 
 
-def test_smacof_runs_on_a_small_cloud():
-    rng = np.random.default_rng(16)
-    truth = np.zeros(12)
-    truth[:3] = 1.0
-    w = np.vstack([rng.standard_normal((5, 12)) + 3 * truth,
-                   rng.standard_normal((5, 12)) - 3 * truth])
-    emb = mds.smacof(w, truth, seed=0, max_iter=100)
-    assert emb.shape == (12, 2) and np.isfinite(emb).all()
-    assert emb[-2, 0] > 0 and abs(emb[-2, 1]) < 1e-5
-    # the stars are dissimilar by 2 (the maximum): they end up far apart
-    d = np.linalg.norm(emb[:, None] - emb[None], axis=-1)
-    assert d[-2, -1] > 0.8 * d.max()
-
-
 def test_star_counts_are_exact_at_the_threshold():
     # -0.901 is on the star although its int8 colour (-114/127 = -0.8976) is not
     assert star_counts([0.95, 0.9, 0.9001, -0.901, -0.9, 0.2, -0.95]) == (2, 2)

@@ -1,32 +1,45 @@
-"""The world contract (engine/scenarios/__init__.py): every world declares itself, and a new world
-is one module plus its registry line — the controls, the guard and build_world follow it."""
+"""The world contract (engine.spec.WorldRecord, engine/scenarios/__init__.py): every world declares
+itself in one record, the registry is the only list of worlds, and the README's recipe for a new
+world, followed literally on a copy of the package, gives a world the CLI trains and Explore
+shows."""
 
 from __future__ import annotations
 
-import dataclasses
+import ast
+import json
+import os
+import re
+import shutil
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
-from engine import data, guard, scenarios
-from engine.config import SCENARIOS, SPECS, Config, ConfigError, from_dict, validate
-from engine.run import Run
-from engine.worlds import build_world
+from engine import guard, scenarios
+from engine.config import SPECS, Config, ConfigError, from_dict
+from engine.preset import Preset
+from engine.spec import Spec, WorldRecord
 
-TINY = dict(d=40, D=20, k=3, n=400, n_test=200, m=10, T=4, batch=100)
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py")  # what the app and the CLI run
 
 
 def test_every_world_declares_the_contract():
-    assert set(scenarios.WORLDS) == set(SCENARIOS)  # config lists the names the registry holds
-    for name, module in scenarios.WORLDS.items():
-        assert module.SCENARIO == name
-        assert callable(module.make_dataset) and isinstance(module.PRESETS, list)
-        assert set(module.SETTINGS) <= set(SPECS), name
-        assert isinstance(module.PATTERN_SPACE, bool) and isinstance(module.DICTIONARY, bool)
-    # each world-only setting belongs to a world that reads it
+    assert SPECS["scenario"].choices == tuple(scenarios.WORLDS)  # the registry's names, in order
+    assert Config().scenario == scenarios.REGISTRY[0]  # the first entry is the default world
+    for name, record in scenarios.WORLDS.items():
+        assert isinstance(record, WorldRecord) and record.name == name
+        assert callable(record.make_dataset)
+        assert all(isinstance(p, Preset) for p in record.presets), name
+        assert record.procedures and all(isinstance(p, str) for p in record.procedures), name
+        assert all(isinstance(s, Spec) for s in record.settings.values()), name
+        for setting in record.uses:  # a Config field with the declared default
+            assert getattr(Config(), setting) == SPECS[setting].default, (name, setting)
+    # each world-only setting belongs to a world that reads it, and is declared once
     assert scenarios.WORLD_SETTINGS == {"sigma_r", "flip", "vectors", "real", "pair", "alpha"}
+    assert scenarios.WORLDS["fcb"].procedures == ("fcb",)
 
 
 def test_the_sidebar_shows_a_worlds_own_settings_only_in_that_world():
@@ -35,49 +48,52 @@ def test_the_sidebar_shows_a_worlds_own_settings_only_in_that_world():
     assert not scenarios.shows("sigma_r", Config()) and not scenarios.shows("vectors", mog)
     assert scenarios.shows("flip", fcb) and not scenarios.shows("flip", mog)
     assert scenarios.shows("d", mog)  # common settings are always shown
+    # a setting's own `shown` rule: p_A only for the labelings that read it
+    assert not scenarios.shows("p_a", Config(), SPECS["p_a"])
+    assert scenarios.shows("p_a", Config(labeling="threshold", k=9), SPECS["p_a"])
 
 
-def _toy_world() -> types.ModuleType:
-    """A new world written only against the contract: the sparse-coding data kept in input
-    coordinates, with a world-only setting of its own."""
-    toy = types.ModuleType("toy")
-    toy.SCENARIO, toy.SETTINGS, toy.PRESETS = "toy", ("sigma_r",), []
-    toy.PATTERN_SPACE, toy.DICTIONARY = False, True
-    toy.make_dataset = lambda cfg, space: data.make_dataset(cfg.replace(scenario="sparse_coding"),
-                                                            "input")
-    toy.check = _toy_check
-    return toy
+def named_worlds(paths, names, root: Path = ROOT) -> list[str]:
+    """Every place in these Python files that names a world: a string literal equal to a world's
+    name, or an import or attribute of a world's module."""
+    found = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            hit = (isinstance(node, ast.Constant) and node.value in names
+                   or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[-1]
+                   in names or isinstance(node, ast.alias) and node.name.split(".")[-1] in names
+                   or isinstance(node, ast.Attribute) and node.attr in names
+                   and ast.unparse(node.value).endswith("scenarios"))
+            if hit:
+                found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return found
 
 
-def _toy_check(cfg: Config) -> None:
-    """The toy world's own rule between settings."""
-    if 2 * cfg.D > cfg.d:
-        raise ConfigError("D", cfg.D, f"at most d/2 = {cfg.d // 2} in the toy world")
+def product_files(root: Path) -> list[Path]:
+    """The app's and the engine's Python files outside engine/scenarios/."""
+    out = []
+    for part in PRODUCT:
+        top = root / part
+        files = [top] if top.is_file() else sorted(top.rglob("*.py"))
+        out += [f for f in files if "scenarios" not in f.relative_to(root).parts]
+    return out
 
 
-def test_a_new_world_is_one_module_and_one_registry_line(monkeypatch):
-    toy = _toy_world()
-    monkeypatch.setitem(scenarios.WORLDS, "toy", toy)  # the registry line
-    monkeypatch.setattr(scenarios, "WORLD_SETTINGS", scenarios.WORLD_SETTINGS | {"sigma_r"})
-    spec = SPECS["scenario"]  # the name in config's choices (the settings sit below the worlds)
-    monkeypatch.setitem(SPECS, "scenario",
-                        dataclasses.replace(spec, choices=(*spec.choices, "toy")))
-    cfg = validate(Config(scenario="toy", **TINY))
-    with pytest.raises(ConfigError, match="toy world") as err:  # its own rule, by the registry
-        from_dict({"D": 21}, cfg)
-    assert err.value.name == "D"
-    assert from_dict({"D": 21, "d": 42}, cfg).D == 21
-    assert scenarios.shows("sigma_r", cfg) and not scenarios.shows("vectors", cfg)
-    # the guard sizes it from its declarations: input coordinates, a dictionary
-    assert guard.coord_dim(cfg) == (40, 40, False)
-    assert guard.coord_dim(Config(**TINY)) == (20, 40, True)
-    assert guard.estimate(cfg).memory_mb > guard.estimate(Config(**TINY)).memory_mb
-    world = build_world(cfg, "cpu")
-    assert world.data.z_train.shape == (400, 40)
-    run = Run(world, "network", embed=False)
-    while not run.done:
-        run.step()
-    assert len(run.history) == 5 and 0.0 <= run.history[-1].test_acc <= 1.0
+def test_no_file_outside_the_registry_names_a_world():
+    names = set(scenarios.WORLDS) | set(scenarios.REGISTRY)
+    assert named_worlds(product_files(ROOT), names) == []
+
+
+def test_the_check_finds_a_world_named_in_code(tmp_path):
+    """The oracle: the same check on a file that compares cfg.scenario with a world's name."""
+    (tmp_path / "engine").mkdir()
+    bad = tmp_path / "engine" / "batched.py"
+    bad.write_text('def supported(cfg):\n    return cfg.scenario == "sparse_coding"\n')
+    good = tmp_path / "engine" / "fine.py"
+    good.write_text("def supported(record):\n    return record.batched_sweeps\n")
+    assert named_worlds([bad, good], {"sparse_coding"}, tmp_path) == [
+        "engine/batched.py:2 'sparse_coding'"]
 
 
 WORLD_RULES = [({"k": 6}, "k", "odd"), ({"scenario": "dm_parity", "d": 100, "D": 50}, "D", "D = d"),
@@ -94,15 +110,110 @@ def test_each_worlds_own_rules_are_validated(values, name, words):
 
 
 def test_the_settings_alone_already_see_the_worlds_rules():
-    # importing engine.config runs engine/__init__, which imports the registry that installs them
+    # validation reads the records: importing engine.config alone is enough
     code = ("from engine.config import ConfigError, from_dict\n"
             "try:\n    from_dict({'scenario': 'dm_parity', 'd': 100, 'D': 50})\n"
             "except ConfigError as err:\n    print(err.name)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
     assert out.stdout.strip() == "D"
 
 
 def test_an_unknown_world_is_refused_by_name():
-    bad = types.SimpleNamespace(scenario="nowhere")
-    with pytest.raises(Exception, match="scenario"):
-        scenarios.world(bad)
+    with pytest.raises(ConfigError, match="one of sparse_coding, dm_parity") as err:
+        scenarios.world(types.SimpleNamespace(scenario="nowhere"))  # not validated first
+    assert err.value.name == "scenario"
+    with pytest.raises(ConfigError) as err:
+        from_dict({"scenario": "nowhere"})
+    assert err.value.name == "scenario" and "nowhere" in str(err.value)
+
+
+def readme_recipe() -> tuple[str, str, str]:
+    """The README's world recipe: the module's name, its text and the registry line to add."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("**A new world**"):]
+    path = re.search(r"`engine/scenarios/(\w+)\.py`", section).group(1)
+    module = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    line = re.search(r"`(\s*\"\w+\",)` to `REGISTRY`", section).group(1)
+    return path, module, line
+
+
+def follow_recipe(dest: Path) -> str:
+    """Copy the app and the engine to dest, then do exactly what the README says; the name."""
+    for part in (*PRODUCT, ".streamlit"):
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dest / part)
+    name, module, line = readme_recipe()
+    (dest / "engine" / "scenarios" / f"{name}.py").write_text(module, encoding="utf-8")
+    registry = dest / "engine" / "scenarios" / "__init__.py"
+    text = registry.read_text(encoding="utf-8")
+    head, sep, tail = text.partition("REGISTRY = (\n")
+    body, close, rest = tail.partition("\n)\n")
+    registry.write_text(head + sep + body + "\n" + line.strip("`") + close + rest,
+                        encoding="utf-8")
+    return name
+
+
+EXPLORE = """
+import json, os
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(os.path.abspath("app.py"), default_timeout=120)
+at.query_params["preset"] = "{preset}"
+at.run()
+app = at.session_state["app"]
+app.explore.player["want"] = 4
+for _ in range(20):
+    at.run()
+    if len(app.explore.run.history) >= 4:
+        break
+at.run()
+sent = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("player")]
+print(json.dumps({{"world": app.explore.run_cfg.scenario, "steps": len(app.explore.run.history),
+    "frames": json.loads(sent[-1].proto.json)["frames"]["step"],
+    "own_setting": at.number_input(key="w_{setting}").value,
+    "worlds": list(at.selectbox(key="w_scenario").options),
+    "errors": [e.value for e in at.error] + [e.value for e in at.exception]}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_readme_world_recipe_gives_a_world_the_cli_trains_and_explore_shows(tmp_path):
+    name = follow_recipe(tmp_path)
+    with pytest.raises(ConfigError):  # the unmodified package does not know it
+        from_dict({"scenario": name})
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    tiny = ("n=400", "n_test=200", "m=10", "T=6", "batch=100", "d=20", "D=1", "k=1",
+            "schedule=standard", f"scenario={name}")
+    args = [a for s in tiny for a in ("--set", s)]
+    res = subprocess.run([sys.executable, "-m", "engine", "run", *args, "--quiet", "--out",
+                          "r.json"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=240)
+    assert res.returncode == 0, res.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["config"]["scenario"] == name
+    assert len(report["history"]["network"]) == 7
+    assert report["methods"]["network"]["test_acc"] >= 0.9  # blobs are separable
+    two = [a.replace("D=1", "D=2").replace("k=1", "k=2") for a in args]
+    bad = subprocess.run([sys.executable, "-m", "engine", "run", *two], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: k=2")  # its own rule
+    record_preset = re.search(r'Preset\("([\w-]+)"', readme_recipe()[1]).group(1)
+    setting = re.search(r'settings=\{"(\w+)"', readme_recipe()[1]).group(1)
+    res = subprocess.run([sys.executable, "-c", EXPLORE.format(preset=record_preset,
+                                                               setting=setting)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert res.returncode == 0, res.stderr[-2000:]
+    shown = json.loads(res.stdout.strip().splitlines()[-1])
+    assert shown["world"] == name and shown["steps"] >= 4 and shown["frames"], shown
+    assert shown["errors"] == [] and name in shown["worlds"], shown
+    assert shown["own_setting"] is not None
+
+
+def test_the_guard_sizes_a_world_from_its_record():
+    mog = from_dict({"scenario": "mog", "k": 4, "D": 4})
+    assert guard.coord_dim(Config()) == (100, 500, True)  # pattern coordinates (D wide)
+    assert guard.coord_dim(mog) == (500, 500, False)  # input coordinates
+    assert guard.estimate(mog).memory_mb > guard.estimate(Config(D=4, k=3)).memory_mb

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.compare import Comparison
+from engine.config import summary_line
 from engine.presets import PRESETS, preset_config
 from engine.report import cell
 from ui.reproduce_cards import CURVE_METHODS, FIGURES, command, paper_table, stored_results
@@ -76,6 +78,8 @@ def test_open_in_compare_loads_the_preset_and_switches_page(at: AppTest) -> None
 
 def test_figure_1_opens_compare_with_the_curve_methods(at: AppTest) -> None:
     at.button(key="fig0-paper-parity-compare").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value.startswith("Compare")  # the Compare page rendered
     state = at.session_state["app"]
     assert state.compare.methods == CURVE_METHODS
     assert at.multiselect(key="compare_methods").value == list(CURVE_METHODS)
@@ -83,10 +87,14 @@ def test_figure_1_opens_compare_with_the_curve_methods(at: AppTest) -> None:
 
 def test_open_in_explore_loads_the_preset(at: AppTest) -> None:
     at.button(key="preset-quick-parity-explore").click().run()
+    assert not at.exception, [e.value for e in at.exception]
     state = at.session_state["app"]
     assert state.preset == "quick-parity"
     assert state.cfg == preset_config("quick-parity")
-    assert not at.title or not at.title[0].value.startswith("Reproduce")
+    # Explore rendered the preset: its setting line and the player with the run's first frame
+    assert any(summary_line(state.cfg) in m.value for m in at.markdown)
+    player = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("player")]
+    assert player and json.loads(player[-1].proto.json)["meta"]["T"] == state.cfg.T
 
 
 def test_paper_table_layout() -> None:
