@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from . import guard
+from . import guard, scenarios
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
@@ -40,8 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seeds", default="1", help="number of seeds seed, seed+1, ... to average")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
-    r.add_argument("--methods", default=",".join(DEFAULT_METHODS),
-                   help="comma-separated subset of: " + ", ".join(METHODS))
+    r.add_argument("--methods", default=None,
+                   help="comma-separated subset of: " + ", ".join(METHODS) + " (default: "
+                        + ",".join(DEFAULT_METHODS) + ", or the methods the world offers)")
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -134,7 +135,9 @@ def cmd_run(args) -> int:
 def _preflight(args):
     """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
-    methods, n_seeds = parse_methods(args.methods), parse_seed_count(args.seeds)
+    offered = scenarios.world(cfg).methods
+    text = args.methods if args.methods is not None else ",".join(offered or DEFAULT_METHODS)
+    methods, n_seeds = parse_methods(text), parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
                           f"with --seeds {n_seeds} (the last seed is at most {SEED_MAX})")
@@ -159,11 +162,17 @@ def _train(comp, quiet: bool) -> None:
 
     def progress(t, snaps):
         if not quiet and (t % every == 0 or t <= 2):
-            accs = " ".join(f"{m}={s.test_acc:.3f}" for m, s in snaps.items())
+            accs = " ".join(f"{m}={_test_number(s):.3f}" for m, s in snaps.items())
             print(f"[seed {comp.cfg.seed}] step {t}/{comp.cfg.T} test: {accs}", file=sys.stderr,
                   flush=True)
 
     comp.run_all(progress)
+
+
+def _test_number(snap) -> float:
+    """A snapshot's test accuracy, or its test error in a regression world."""
+    extra = getattr(snap, "extra", {})
+    return extra["test_err"] if "test_err" in extra else snap.test_acc
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:

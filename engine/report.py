@@ -21,6 +21,7 @@ ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
 # a regression world's summary numbers (AZL: test error E‖out − y‖², the F and G projections),
 # averaged over seeds like ROWS when a method's summary has them
 REGRESSION_KEYS = ("test_err", "train_err", "c_F", "c_G")
+REGRESSION_ROWS = (("test_err", "Test err"), ("c_F", "c_F"), ("c_G", "c_G"))
 
 
 def clean(value):
@@ -175,7 +176,7 @@ def cell(key: str, value, signed: bool = False) -> str:
     """A Table-1 cell: cosine to 3 decimals, accuracy in % to 1 decimal, 'NA' for None."""
     if value is None:
         return "NA"
-    if key == "cos":
+    if key == "cos" or key in REGRESSION_KEYS:
         return f"{value:+.3f}" if signed else f"{value:.3f}"
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
@@ -187,7 +188,8 @@ def summary_table(report: dict) -> str:
     width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
     lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
-    for key, title in ROWS:
+    regression = any(methods[m].get("test_err") is not None for m in names)
+    for key, title in REGRESSION_ROWS if regression else ROWS:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))

@@ -22,6 +22,7 @@ RANGES = {
     "n_test": (int, 100, 100_000, "test samples (the per-step probe uses 1 024 of them)"),
     "m": (int, 8, 4096, "hidden width"),
     "epochs": (int, 1, 1000, "passes over the training set"),
+    "steps": (int, 0, 1_000_000, "total SGD steps (0: epochs × ⌈n / batch⌉)"),
     "batch": (int, 1, 100_000, "mini-batch size"),
     "lr": (float, 1e-6, 10.0, "step size of resnet3, fc3 and two_layer"),
     "lr_ntk": (float, 1e-6, 10.0, "step size of the NTK"),
@@ -44,6 +45,7 @@ class AZLConfig:
     n_test: int = 5000
     m: int = 300
     epochs: int = 30
+    steps: int = 0
     batch: int = 100
     lr: float = 0.2
     lr_ntk: float = 0.1
@@ -73,7 +75,7 @@ class AZLConfig:
     @property
     def T(self) -> int:
         """Total SGD steps."""
-        return self.epochs * self.steps_per_epoch
+        return self.steps or self.epochs * self.steps_per_epoch
 
     @property
     def threshold(self) -> float:

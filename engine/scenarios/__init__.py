@@ -57,6 +57,7 @@ REGISTRY = (
     "real",
     "fcb",
     "teacher_student",
+    "azl_hier",
 )
 WORLDS: dict[str, WorldRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
