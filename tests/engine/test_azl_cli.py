@@ -58,3 +58,26 @@ def test_sweep_n_keeps_the_step_budget(tmp_path, capsys):
     assert {r["steps"] for r in rows} == {16}
     assert main(["sweep-n", "--ns", "10"]) == 2
     assert "N=" in capsys.readouterr().err
+
+
+def test_the_registered_world_trains_from_the_engine_cli(tmp_path, capsys):
+    """python -m engine run --preset azl-resnet: the world's methods by default (network =
+    resnet3, ntk, rf = last layer), test error / c_F / c_G in the table and the report; another
+    method is one line naming it."""
+    from engine.cli import main as engine_main
+
+    out = tmp_path / "r.json"
+    argv = ["run", "--preset", "azl-resnet", "--set", "T=6", "--set", "n=300", "--set", "m=32",
+            "--set", "n_test=1100", "--set", "azl_drop_epoch=1", "--quiet", "--out", str(out)]
+    assert engine_main(argv) == 0
+    text = capsys.readouterr().out
+    assert "Test err" in text and "c_G" in text
+    report = json.loads(out.read_text())
+    assert set(report["methods"]) == {"network", "ntk", "rf"}
+    assert report["history"]["network"][-1]["step"] == 6
+    assert isinstance(report["methods"]["rf"]["test_err"], float)
+    assert engine_main([*argv[:-2], "--methods", "one_step"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "methods='one_step'" in err
+    assert engine_main(["run", "--preset", "azl-resnet", "--set", "d=40"]) == 2
+    assert "d=40" in capsys.readouterr().err
