@@ -4,8 +4,12 @@ snapshot scalars): test error per method with the kα² line, and c_F / c_G over
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import streamlit as st
 
 from engine.azl.config import LABELS
+from engine.azl.narrate import narrate
+from engine.azl.world import from_engine
+from engine.report import history_rows
 from ui.figures import MARGIN
 
 # Okabe–Ito, one per AZL method (the ResNet in the project's "network" blue)
@@ -54,3 +58,27 @@ def projection_figure(history: dict, methods=("resnet3", "two_layer"),
                       yaxis_title="fraction learned", yaxis_range=[-0.1, 1.05],
                       title="c_F = share of F learned, c_G = share of αG learned")
     return fig
+
+
+def is_regression(runs: dict) -> bool:
+    """True when the runs report a test error (a regression world such as AZL's)."""
+    first = next(iter(runs.values()), None)
+    return bool(first and first.history and "test_err" in getattr(first.history[0], "extra", {}))
+
+
+def live_panel(runs: dict, cfg) -> None:
+    """Compare's charts for a regression world: test error with kα², c_F / c_G, narration."""
+    threshold, seed = from_engine(cfg).threshold, cfg.seed
+    history = {getattr(r, "kind", m): history_rows(r) for m, r in runs.items()}
+    st.plotly_chart(error_figure(history, threshold), key="azl_error",
+                    config={"displaylogo": False})
+    st.plotly_chart(projection_figure(history, tuple(history)), key="azl_projection",
+                    config={"displaylogo": False})
+    lead = next((m for m in ("resnet3", *history) if m in history), None)
+    if lead is not None:
+        run = next(r for r in runs.values() if getattr(r, "kind", None) == lead)
+        last = run.history[-1]
+        st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
+    st.caption("Methods in this world: network = 3-layer ResNet, ntk = NTK of the 2-layer net, "
+               "rf = last layer on fixed random features (the conjugate kernel); the 2-layer "
+               "and 3-layer FC nets: `python -m engine.azl run` (docs/azl.md).")

@@ -60,7 +60,8 @@ class AZLRun:
 
     def __init__(self, world: AZLWorld, method: str):
         cfg = world.cfg
-        self.world, self.method, self.cfg = world, method, cfg
+        # kind: the AZL method; method: the name the caller knows it by (an engine name)
+        self.world, self.method, self.kind, self.cfg = world, method, method, cfg
         self.net = NETS[method](world.init)
         self.lr0 = {"ntk": cfg.lr_ntk, "last_layer": cfg.lr_last}.get(method, cfg.lr)
         self.opt = torch.optim.SGD(self.net.trained, lr=self.lr0, momentum=cfg.momentum,
