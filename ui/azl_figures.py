@@ -60,6 +60,17 @@ def projection_figure(history: dict, methods=("resnet3", "two_layer"),
     return fig
 
 
+def weights_line(extra: dict, k: int) -> str:
+    """Where the weights sit: pair purity and relevant share of W's rows, V's support share."""
+    text = (f"First layer: pair purity {extra['pair_purity']:.2f} (2/30 = 0.07 for a random row, "
+            f"1 on a pair star), share on x₁…x₂ₖ {extra['relevant_share']:.2f} "
+            f"({2 * k}/30 at random)")
+    v = extra.get("v_support")
+    if v is not None and v == v:  # NaN: no second block
+        text += f"; V's share on out₁…out₄ (what G reads) {v:.2f} (4/{k} at random)"
+    return text + "."
+
+
 def is_regression(runs: dict) -> bool:
     """True when the runs report a test error (a regression world such as AZL's)."""
     first = next(iter(runs.values()), None)
@@ -79,6 +90,7 @@ def live_panel(runs: dict, cfg) -> None:
         run = next(r for r in runs.values() if getattr(r, "kind", None) == lead)
         last = run.history[-1]
         st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
+        st.caption(weights_line(last.extra, from_engine(cfg).k))
     st.caption("Methods in this world: network = 3-layer ResNet, ntk = NTK of the 2-layer net, "
                "rf = last layer on fixed random features (the conjugate kernel); the 2-layer "
                "and 3-layer FC nets: `python -m engine.azl run` (docs/azl.md).")

@@ -23,3 +23,14 @@ def test_charts_show_the_runs_and_the_threshold():
     assert [t.name for t in proj.data] == ["c_F · 3-layer ResNet", "c_G · 3-layer ResNet",
                                            "c_F · 2-layer", "c_G · 2-layer"]
     assert list(proj.data[1].y) == [s.extra["c_G"] for s in comp.runs["resnet3"].history]
+
+
+def test_weights_line_reads_the_probes():
+    """Pair purity, relevant share and V's support share as the snapshot has them."""
+    from ui.azl_figures import weights_line
+
+    text = weights_line({"pair_purity": 0.69, "relevant_share": 0.9, "v_support": 0.81}, 8)
+    assert "pair purity 0.69" in text and "0.90 (16/30" in text
+    assert "out₄ (what G reads) 0.81" in text
+    assert "V's" not in weights_line({"pair_purity": 0.1, "relevant_share": 0.5,
+                                      "v_support": float("nan")}, 8)
