@@ -113,7 +113,9 @@ def headline(report: dict) -> None:
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
-    st.subheader("Table 1 layout: train %, test %, cosine with Σ_A M")
+    regression = any(e.get("test_err") is not None for e in report["methods"].values())
+    st.subheader("Test error E‖out − y‖², c_F and c_G (share of F and of αG learned)"
+                 if regression else "Table 1 layout: train %, test %, cosine with Σ_A M")
     if report.get("diverged_at") is not None:
         st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
                    "the downloads show every step before it.")

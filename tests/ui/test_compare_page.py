@@ -216,3 +216,4 @@ def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
     assert list(frame.index) == ["Test err · ours", "c_F · ours", "c_G · ours"]
     assert float(frame.loc["Test err · ours", "Network"]) > 0
     assert any("kα² = 0.72" in m.value and "step 6" in m.value for m in at.markdown)
+    assert any("c_F and c_G" in h.value for h in at.subheader)
