@@ -53,9 +53,8 @@ def _fmt(v: float) -> str:
 
 @dataclass(frozen=True, eq=False)
 class WorldRecord:
-    """One data world: its name and settings, its rules and presets, the procedures it trains
-    with, and what its module provides (the data, optional hooks). The field list is the world
-    contract; engine/scenarios/__init__.py explains each hook."""
+    """One data world: name, settings, rules, presets, procedures, data and hooks (the contract,
+    explained in engine/scenarios/__init__.py)."""
 
     name: str  # its value of Config.scenario
     label: str  # one line for people (the scenario setting's help: CLI `settings`, sidebar)
