@@ -72,9 +72,11 @@ def weights_line(extra: dict, k: int) -> str:
 
 
 def is_regression(runs: dict) -> bool:
-    """True when the runs report a test error (a regression world such as AZL's)."""
+    """True when the runs report AZL's numbers (test error and the F / G projections; another
+    regression world's runs without c_G keep the accuracy view)."""
     first = next(iter(runs.values()), None)
-    return bool(first and first.history and "test_err" in getattr(first.history[0], "extra", {}))
+    extra = getattr(first.history[0], "extra", {}) if first and first.history else {}
+    return "test_err" in extra and "c_G" in extra
 
 
 def live_panel(runs: dict, cfg) -> None:
