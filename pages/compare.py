@@ -13,7 +13,7 @@ from engine.presets import PRESETS
 from engine.report import cell, history_csv
 from ui import compare_view as cv
 from ui import controls
-from ui.azl_figures import is_regression, live_panel
+from ui.azl_figures import is_azl, live_panel
 from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
@@ -153,7 +153,7 @@ def live() -> None:
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")
     comp = cv.shown(state)
-    if comp is not None and is_regression(comp.runs):
+    if comp is not None and is_azl(comp.runs):
         live_panel(comp.runs, comp.cfg)
     elif comp is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)

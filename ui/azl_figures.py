@@ -71,7 +71,7 @@ def weights_line(extra: dict, k: int) -> str:
     return text + "."
 
 
-def is_regression(runs: dict) -> bool:
+def is_azl(runs: dict) -> bool:
     """True when the runs report AZL's numbers (test error and the F / G projections; another
     regression world's runs without c_G keep the accuracy view)."""
     first = next(iter(runs.values()), None)
