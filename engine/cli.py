@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from . import guard
+from . import guard, scenarios
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
@@ -139,11 +139,13 @@ def cmd_run(args) -> int:
 def _preflight(args):
     """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
+    offered = scenarios.world(cfg).methods  # a world's own names for the methods (AZL)
     if args.methods is None:
-        methods = procedure_of(cfg).defaults
+        methods = offered or procedure_of(cfg).defaults
     else:
         methods = parse_methods(args.methods)
-        check_methods(cfg, methods)
+        if not offered:
+            check_methods(cfg, methods)
     n_seeds = parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
@@ -171,11 +173,17 @@ def _train(comp, quiet: bool) -> None:
 
     def progress(t, snaps):
         if not quiet and (t % every == 0 or t <= 2):
-            accs = " ".join(f"{m}={s.test_acc:.3f}" for m, s in snaps.items())
+            accs = " ".join(f"{m}={_test_number(s):.3f}" for m, s in snaps.items())
             print(f"[seed {comp.cfg.seed}] step {t}/{comp.cfg.T} test: {accs}", file=sys.stderr,
                   flush=True)
 
     comp.run_all(progress)
+
+
+def _test_number(snap) -> float:
+    """A snapshot's test accuracy, or its test error in a regression world."""
+    extra = getattr(snap, "extra", {})
+    return extra["test_err"] if "test_err" in extra else snap.test_acc
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:

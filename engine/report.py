@@ -21,6 +21,10 @@ ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
 # numbers some procedures' summaries add (engine/gfl): averaged like ROWS where a run reports them
 EXTRA_ROWS = (("test_mse_ratio", "MSE/Var"), ("train_mse_ratio", "Train MSE/Var"),
               ("coverage", "Coverage"), ("relevant_share", "Rel. share"))
+# a regression world's summary numbers (AZL: test error E‖out − y‖², the F and G projections),
+# averaged over seeds like ROWS when a method's summary has them
+REGRESSION_KEYS = ("test_err", "train_err", "c_F", "c_G")
+REGRESSION_ROWS = (("test_err", "Test err"), ("c_F", "c_F"), ("c_G", "c_G"))
 
 
 def clean(value):
@@ -43,11 +47,11 @@ def history_rows(run) -> list[dict]:
 
 def aggregate(per_seed: list[dict]) -> dict:
     """Mean and standard deviation over seeds of train_acc, test_acc and cos per method (and of
-    the EXTRA_ROWS numbers a method's summary carries)."""
+    the EXTRA_ROWS and regression numbers a method's summary carries)."""
     out = {}
     for method in per_seed[0]:
         entry = {}
-        extra = [k for k, _ in EXTRA_ROWS if k in per_seed[0][method]]
+        extra = [k for k in (*dict(EXTRA_ROWS), *REGRESSION_KEYS) if k in per_seed[0][method]]
         for key in [k for k, _ in ROWS] + extra:
             vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
             entry[key] = statistics.fmean(vals) if vals else None
@@ -175,7 +179,7 @@ def cell(key: str, value, signed: bool = False) -> str:
     """A Table-1 cell: cosine to 3 decimals, accuracy in % to 1 decimal, 'NA' for None."""
     if value is None:
         return "NA"
-    if key == "cos" or key in dict(EXTRA_ROWS):
+    if key == "cos" or key in dict(EXTRA_ROWS) or key in REGRESSION_KEYS:
         return f"{value:+.3f}" if signed else f"{value:.3f}"
     return f"{100 * value:+.1f}" if signed else f"{100 * value:.1f}"
 
@@ -187,8 +191,9 @@ def summary_table(report: dict) -> str:
     width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
     lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
-    shown = ROWS + tuple(r for r in EXTRA_ROWS[:1] if any(r[0] in methods[m] for m in names))
-    for key, title in shown:
+    regression = any(methods[m].get("test_err") is not None for m in names)
+    extra = tuple(r for r in EXTRA_ROWS[:1] if any(r[0] in methods[m] for m in names))
+    for key, title in REGRESSION_ROWS if regression else ROWS + extra:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))

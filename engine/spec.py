@@ -73,6 +73,7 @@ class WorldRecord:
     download_setting: Callable | None = None  # (cfg) -> the setting that downloads data, or None
     run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes of its own runs
     make_run: Callable | None = None  # (method, world, embed, freeze_after) -> its own run
+    methods: tuple[str, ...] | None = None  # the engine methods it offers (None: all of them)
 
     @property
     def uses(self) -> tuple[str, ...]:

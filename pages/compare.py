@@ -13,6 +13,7 @@ from engine.presets import PRESETS
 from engine.report import cell, history_csv
 from ui import compare_view as cv
 from ui import controls
+from ui.azl_figures import is_azl, live_panel
 from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
@@ -112,7 +113,9 @@ def headline(report: dict) -> None:
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
-    st.subheader("Table 1 layout: train %, test %, cosine with Σ_A M")
+    regression = any(e.get("test_err") is not None for e in report["methods"].values())
+    st.subheader("Test error E‖out − y‖², c_F and c_G (share of F and of αG learned)"
+                 if regression else "Table 1 layout: train %, test %, cosine with Σ_A M")
     if report.get("diverged_at") is not None:
         st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
                    "the downloads show every step before it.")
@@ -150,7 +153,9 @@ def live() -> None:
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")
     comp = cv.shown(state)
-    if comp is not None:
+    if comp is not None and is_azl(comp.runs):
+        live_panel(comp.runs, comp.cfg)
+    elif comp is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
         st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
                         key="compare_curves", config={"displaylogo": False})

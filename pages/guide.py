@@ -198,6 +198,33 @@ def no_structure() -> None:
         "decaying Adam step, the network can find a parity from uniform inputs too.)")
 
 
+def depth() -> None:
+    """Section 7: hierarchical learning with depth (Allen-Zhu & Li; docs/azl.md)."""
+    st.header("7 · Depth: learning F first, then G(F)")
+    st.write(
+        "Allen-Zhu & Li (2019) ask what a second layer adds. Their target has a simple part "
+        "and a hierarchical part built on it: x is a random ±1 vector of 30 bits, F pairs "
+        "bits (F_r = x₂ᵣ₋₁x₂ᵣ, eight outputs) and G multiplies four of F's outputs:")
+    st.latex(r"y = F(x) + \alpha\,G(F(x)), \quad G_r = (-1)^r F_1F_2F_3F_4, \quad "
+             r"\alpha = 0.3, \quad k\alpha^2 = 0.72 .")
+    st.write(
+        "A network that learns F perfectly and G not at all misses by α on every output, a "
+        "test error of kα² = 0.72: below that line G is being learned. A 3-layer ResNet "
+        "learns F first (its first layer finds the pairs), then G, because its second block "
+        "reads F from the first block's output: G is a simple function of F. The authors' "
+        "later work adds *backward feature correction*: once a higher block fits its part, "
+        "its error signal also corrects the lower layer's features (the dashboard does not "
+        "measure this yet). A 2-layer network learns F but "
+        "would have to fit G as a degree-8 parity of x directly, which its samples do not "
+        "allow; kernels (the NTK, the last layer on random features) do not even learn F.")
+    st.write(
+        "Here (preset azl-resnet, N = 3000, seeds 0–2): the ResNet's test error is 0.21 and it "
+        "learns 56 % of αG; the 2-layer net stays at 0.82 (G: 2 %), the NTK at 3.50 and the "
+        "last layer at 5.22. A 3-layer fully connected net learns part of G in this reading "
+        "(0.64); at the source's N = 1000 no method gets below the line here. The numbers, "
+        "their command and what the source leaves open: docs/azl.md.")
+
+
 def glossary() -> None:
     """Symbols used across the dashboard."""
     st.header("Symbols")
@@ -213,6 +240,6 @@ def glossary() -> None:
         "| cos | max over neurons of cos(w_i, Σ_A M), the Table-1 cosine |")
 
 
-for section in (data_model, network, step_one, step_two, fixed_features, no_structure,
+for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,
                 glossary):
     section()

@@ -12,7 +12,7 @@ from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
 from engine.reads import read_diff
-from engine.report import build_report, cell
+from engine.report import REGRESSION_ROWS, build_report, cell
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
 from ui.state import CompareState, fmt_value, matching_preset
@@ -164,10 +164,14 @@ def _delta_cell(key: str, delta) -> str:
     return _cell(key, delta, signed=True) + (" ✓" if abs(delta) <= TOLERANCE[key] else " ✗")
 
 
+ACCURACY_ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
+
+
 def table_rows(entry: dict, seeds: int) -> dict[str, str]:
     """One method's column of the Table-1 layout: ours, and the paper and Δ when known."""
     col = {}
-    for key, title in (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos")):
+    regression = entry.get("test_err") is not None  # test error and c_F / c_G (AZL)
+    for key, title in REGRESSION_ROWS if regression else ACCURACY_ROWS:
         std = entry.get(key + "_std") if seeds > 1 else None
         col[f"{title} · ours"] = _cell(key, entry.get(key), std)
         if "paper" in entry:

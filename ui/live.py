@@ -55,6 +55,13 @@ def ensure_run(state: AppState) -> None:
         except ConfigError as err:  # e.g. a dataset this machine cannot load
             state.explore.guard_error = (cfg, str(err))
             return
+        outputs = world.ds.y_train.shape[1] if world.ds.y_train.ndim > 1 else 1
+        if outputs > 1:  # the engine's network and the player read one ±1 label
+            state.explore.guard_error = (
+                cfg, f"Explore's live view plays worlds with one ±1 label; this world's target "
+                     f"has {outputs} outputs. Open its preset in Compare, or train it with "
+                     f"`python -m engine run --preset …` (docs/azl.md).")
+            return
         state.explore.world, state.explore.run_cfg = world, cfg
         reset(state)
     state.explore.build_s = time.perf_counter() - t0

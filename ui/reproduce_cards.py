@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import guard
+from engine import guard, scenarios
 from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
@@ -115,6 +115,7 @@ def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> Non
         st.error(f"Cannot load {name}: {err}")
         return
     state.cfg, state.preset = cfg, name
+    methods = methods or scenarios.world(cfg).methods  # a world that offers only some methods
     if methods is not None:
         state.compare.methods = methods
     st.switch_page(page)

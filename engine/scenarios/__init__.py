@@ -27,6 +27,8 @@ and, optionally,
   run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
                     engine's (the guard's sizing)
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
+  methods           the engine methods it offers when not all of them (the CLI's and the
+                    Reproduce card's default; azl_hier: network, ntk, rf)
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
@@ -66,6 +68,7 @@ REGISTRY = (
     "gfl_linear",
     "gfl_parity_blocks",
     "gfl_mog",
+    "azl_hier",
 )
 WORLDS: dict[str, WorldRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}

@@ -38,7 +38,10 @@ def test_every_world_declares_the_contract():
         for setting in record.uses:  # a Config field with the declared default
             assert getattr(Config(), setting) == SPECS[setting].default, (name, setting)
     # each world-only setting belongs to a world that reads it, and is declared once
-    assert scenarios.WORLD_SETTINGS == {"sigma_r", "flip", "vectors", "real", "pair", "alpha", "r"}
+    azl = {"azl_variant", "azl_drop_epoch", "azl_lr", "azl_lr_ntk", "azl_lr_last", "azl_wd",
+           "azl_momentum", "azl_alpha", "azl_beta"}
+    assert scenarios.WORLD_SETTINGS == {"sigma_r", "flip", "vectors", "real", "pair", "alpha",
+                                        "r", *azl}
     assert scenarios.WORLDS["fcb"].procedures == ("fcb2022", "gfl")
 
 

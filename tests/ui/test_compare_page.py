@@ -216,3 +216,17 @@ def test_the_default_setting_is_known_as_the_paper_preset() -> None:
     assert not any("Pick a paper preset" in t for t in texts), texts
     assert any("preset **paper-parity**" in t for t in texts), texts
     assert any("The paper's numbers" in t for t in texts), texts
+
+
+def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
+    """The AZL world in Compare: test error / c_F / c_G in the table, its charts and narration."""
+    at = play_to_end(open_compare({"preset": "azl-resnet", "T": "6", "n": "300", "m": "32",
+                                   "n_test": "1100", "azl_drop_epoch": "1",
+                                   "methods": "network,ntk,rf"}))
+    state = at.session_state["app"]
+    assert state.compare.error is None and state.compare.summary is not None
+    frame = at.dataframe[0].value
+    assert list(frame.index) == ["Test err · ours", "c_F · ours", "c_G · ours"]
+    assert float(frame.loc["Test err · ours", "Network"]) > 0
+    assert any("kα² = 0.72" in m.value and "step 6" in m.value for m in at.markdown)
+    assert any("c_F and c_G" in h.value for h in at.subheader)

@@ -223,6 +223,15 @@ OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown,
 }
 
 
+def test_a_multi_output_world_is_refused_in_one_message():
+    """The AZL world (y ∈ ℝ⁸) is not played in Explore yet: one message, no exception."""
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.selectbox(key="w_preset").set_value("azl-resnet").run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "8 outputs" in errors[0] and "Compare" in errors[0]
+
+
 @pytest.mark.parametrize("name", list(OFFLINE_SCENARIO_PRESETS))
 def test_every_offline_scenario_is_selectable_and_steps(name):
     """Issue 8: each world is picked from the sidebar's preset list and trains in Explore."""

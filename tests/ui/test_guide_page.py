@@ -58,3 +58,22 @@ def test_the_guides_paper_parity_numbers_are_the_engines() -> None:
                    "all 600 neurons are still within cos 0.9 of",
                    "falls to 38 % by step 50"):
         assert quoted in text, quoted
+
+
+def test_the_guides_depth_numbers_are_the_stored_results() -> None:
+    """Section 7 quotes docs/results/azl.json (azl-resnet, seeds 0-2), rounded as shown."""
+    import json
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/guide.py").run()
+    assert "Depth" in " ".join(h.value for h in at.header)
+    text = " ".join(m.value for m in at.markdown)
+    stored = json.loads((GUIDE.parents[1] / "docs" / "results" / "azl.json").read_text())
+    methods = stored["presets"]["azl-resnet"]["methods"]
+    assert f"test error is {methods['resnet3']['test_err']:.2f}" in text
+    assert f"learns {100 * methods['resnet3']['c_G']:.0f} % of αG" in text
+    assert f"2-layer net stays at {methods['two_layer']['test_err']:.2f}" in text
+    assert f"G: {100 * methods['two_layer']['c_G']:.0f} %" in text
+    assert f"NTK at {methods['ntk']['test_err']:.2f}" in text
+    assert f"last layer at {methods['last_layer']['test_err']:.2f}" in text
+    assert f"({methods['fc3']['test_err']:.2f})" in text

@@ -1,0 +1,36 @@
+"""The AZL charts: the kα² line with its label, one curve per method, c_F and c_G curves."""
+
+from __future__ import annotations
+
+from engine.azl.compare import AZLComparison
+from engine.azl.config import AZLConfig
+from engine.report import history_rows
+from ui.azl_figures import THRESHOLD_TEXT, error_figure, projection_figure
+
+
+def test_charts_show_the_runs_and_the_threshold():
+    """Curves equal the runs' per-step numbers; the kα² line is drawn and labelled."""
+    comp = AZLComparison(AZLConfig(n=400, n_test=1200, m=32, epochs=2, drop_epoch=1))
+    comp.run_all()
+    history = {m: history_rows(r) for m, r in comp.runs.items()}
+    fig = error_figure(history, comp.cfg.threshold)
+    assert [t.name for t in fig.data][0] == "3-layer ResNet" and len(fig.data) == 5
+    assert list(fig.data[0].y) == [s.extra["test_err"] for s in comp.runs["resnet3"].history]
+    line = fig.layout.shapes[0]
+    assert line.y0 == line.y1 == comp.cfg.threshold
+    assert THRESHOLD_TEXT in fig.layout.annotations[0].text
+    proj = projection_figure(history)
+    assert [t.name for t in proj.data] == ["c_F · 3-layer ResNet", "c_G · 3-layer ResNet",
+                                           "c_F · 2-layer", "c_G · 2-layer"]
+    assert list(proj.data[1].y) == [s.extra["c_G"] for s in comp.runs["resnet3"].history]
+
+
+def test_weights_line_reads_the_probes():
+    """Pair purity, relevant share and V's support share as the snapshot has them."""
+    from ui.azl_figures import weights_line
+
+    text = weights_line({"pair_purity": 0.69, "relevant_share": 0.9, "v_support": 0.81}, 8)
+    assert "pair purity 0.69" in text and "0.90 (16/30" in text
+    assert "out₄ (what G reads) 0.81" in text
+    assert "V's" not in weights_line({"pair_purity": 0.1, "relevant_share": 0.5,
+                                      "v_support": float("nan")}, 8)

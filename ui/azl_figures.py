@@ -1,0 +1,98 @@
+"""The AZL world's two charts from per-step rows (a report's history.<m>, or the live runs'
+snapshot scalars): test error per method with the kα² line, and c_F / c_G over steps."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.azl.config import LABELS
+from engine.azl.narrate import narrate
+from engine.azl.world import from_engine
+from engine.report import history_rows
+from ui.figures import MARGIN
+
+# Okabe–Ito, one per AZL method (the ResNet in the project's "network" blue)
+COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
+          "last_layer": "#D55E00"}
+THRESHOLD_TEXT = "above this line G is not learned at all"
+
+
+def _xy(rows: list[dict], key: str) -> tuple[list, list]:
+    """(steps, values) of one key, rows without a value left out."""
+    pairs = [(r["step"], r[key]) for r in rows if r.get(key) is not None]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def error_figure(history: dict, threshold: float, height: int = 420) -> go.Figure:
+    """Test error E‖out − y‖² per method (log scale) with the line kα² labelled."""
+    fig = go.Figure()
+    for method, rows in history.items():
+        x, y = _xy(rows, "test_err")
+        fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=LABELS.get(method, method),
+                                 line={"color": COLORS.get(method, "#555555")}))
+    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"},
+                  annotation_text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}",
+                  annotation_position="top left")
+    fig.update_layout(height=height, margin=MARGIN, xaxis_title="SGD step",
+                      yaxis_title="test error E‖out − y‖²", yaxis_type="log",
+                      title="Test error per method")
+    return fig
+
+
+def projection_figure(history: dict, methods=("resnet3", "two_layer"),
+                      height: int = 380) -> go.Figure:
+    """c_F (solid) and c_G (dashed) over steps: F arrives first, then G, only for the ResNet."""
+    fig = go.Figure()
+    for method in methods:
+        rows = history.get(method)
+        if not rows:
+            continue
+        for key, dash in (("c_F", "solid"), ("c_G", "dash")):
+            x, y = _xy(rows, key)
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines",
+                                     name=f"{key} · {LABELS.get(method, method)}",
+                                     line={"color": COLORS.get(method, "#555555"),
+                                           "dash": dash}))
+    fig.update_layout(height=height, margin=MARGIN, xaxis_title="SGD step",
+                      yaxis_title="fraction learned", yaxis_range=[-0.1, 1.05],
+                      title="c_F = share of F learned, c_G = share of αG learned")
+    return fig
+
+
+def weights_line(extra: dict, k: int) -> str:
+    """Where the weights sit: pair purity and relevant share of W's rows, V's support share."""
+    text = (f"First layer: pair purity {extra['pair_purity']:.2f} (2/30 = 0.07 for a random row, "
+            f"1 on a pair star), share on x₁…x₂ₖ {extra['relevant_share']:.2f} "
+            f"({2 * k}/30 at random)")
+    v = extra.get("v_support")
+    if v is not None and v == v:  # NaN: no second block
+        text += f"; V's share on out₁…out₄ (what G reads) {v:.2f} (4/{k} at random)"
+    return text + "."
+
+
+def is_azl(runs: dict) -> bool:
+    """True when the runs report AZL's numbers (test error and the F / G projections; another
+    regression world's runs without c_G keep the accuracy view)."""
+    first = next(iter(runs.values()), None)
+    extra = getattr(first.history[0], "extra", {}) if first and first.history else {}
+    return "test_err" in extra and "c_G" in extra
+
+
+def live_panel(runs: dict, cfg) -> None:
+    """Compare's charts for a regression world: test error with kα², c_F / c_G, narration."""
+    threshold, seed = from_engine(cfg).threshold, cfg.seed
+    history = {getattr(r, "kind", m): history_rows(r) for m, r in runs.items()}
+    st.plotly_chart(error_figure(history, threshold), key="azl_error",
+                    config={"displaylogo": False})
+    st.plotly_chart(projection_figure(history, tuple(history)), key="azl_projection",
+                    config={"displaylogo": False})
+    lead = next((m for m in ("resnet3", *history) if m in history), None)
+    if lead is not None:
+        run = next(r for r in runs.values() if getattr(r, "kind", None) == lead)
+        last = run.history[-1]
+        st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
+        st.caption(weights_line(last.extra, from_engine(cfg).k))
+    st.caption("Methods in this world: network = 3-layer ResNet, ntk = NTK of the 2-layer net, "
+               "rf = last layer on fixed random features (the conjugate kernel); the 2-layer "
+               "and 3-layer FC nets: `python -m engine.azl run` (docs/azl.md).")
