@@ -144,8 +144,7 @@ def _preflight(args):
         methods = offered or procedure_of(cfg).defaults
     else:
         methods = parse_methods(args.methods)
-        if not offered:
-            check_methods(cfg, methods)
+        check_methods(cfg, methods)
     n_seeds = parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "

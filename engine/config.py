@@ -23,7 +23,7 @@ LAYER_OPTIMIZERS = ("auto", "sgd", "adam", "same")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
 # engine/procedures.py; auto = the world's first
-PROCEDURES = ("auto", "shi2022", "fcb2022", "gfl")
+PROCEDURES = ("auto", "shi2022", "fcb2022", "resnet3", "gfl")
 
 # The settings every world shares, declared once. Names follow the paper's symbols.
 COMMON: dict[str, Spec] = {
@@ -118,7 +118,8 @@ COMMON: dict[str, Spec] = {
                        help="how One/Two Step and RF train their top layer", default="schedule"),
     "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
                       help="how the network is trained: shi2022 (the paper's schedule), fcb2022, "
-                           "gfl (Shi's Algorithm 1); auto = the world's own first",
+                           "resnet3 (Allen-Zhu & Li), gfl (Shi's Algorithm 1); auto = the "
+                           "world's own first",
                       default="auto"),
 }
 

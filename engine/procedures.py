@@ -5,6 +5,8 @@ picks one ("auto" = the world's first); engine.methods.make_run asks it for a me
   shi2022  the paper's: Run / NTKRun (2m twin network, trained biases, three-stage schedule,
            hinge loss), or a world's own run where its module has make_run (teacher_student)
   fcb2022  Frei, Chatterji & Bartlett's trainer (engine/scenarios/fcb_run.py), its world's own
+  resnet3  Allen-Zhu & Li's 3-layer ResNet and its baselines (engine/azl), its world's own run;
+           the engine's method names stand for them (network = resnet3, ntk, rf = last layer)
   gfl      Shi's Algorithm 1 (engine/gfl): 4m neurons with init (3.9), b fixed, a reset step on
            the full sample, then the classifier stage; methods network, ntk, rf, one_step
 """
@@ -21,6 +23,9 @@ from .gfl.options import GFLOptions
 from .gfl.run import GFLRun
 from .method_table import METHODS
 from .preset import COLUMNS
+
+# the engine's method names the AZL world's own run maps (engine/scenarios/azl_hier.py)
+AZL_METHODS = ("network", "ntk", "rf")
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,8 @@ REGISTRY = (
               _world_run, COLUMNS),
     Procedure("fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)",
               ("binary",), METHODS, _world_run, COLUMNS),
+    Procedure("resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",),
+              AZL_METHODS, _world_run, AZL_METHODS),
     Procedure("gfl", "Shi 2024, Algorithm 1 (gradient feature learning)",
               ("binary", "regression"), GFL_METHODS, _gfl_run,
               GFL_METHODS),
