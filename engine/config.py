@@ -133,7 +133,7 @@ def _world_settings() -> dict[str, Spec]:
                 raise ValueError(f"world {record.name} declares {name!r} a second time")
             out[name] = spec
     for record in WORLDS.values():
-        missing = [n for n in record.shared if n not in out]
+        missing = [n for n in record.shared if n not in out and n not in COMMON]
         if missing:
             raise ValueError(f"world {record.name} shares undeclared settings {missing}")
     return out

@@ -11,10 +11,15 @@ from .scenarios import scenario_presets
 PRESETS: dict[str, Preset] = {p.name: p for p in scenario_presets()}
 
 
+LISTED = 8  # names an error line lists (every world adds presets; the line stays short)
+
+
 def get(name: str) -> Preset:
-    """The preset of that name, or a ConfigError listing the known ones."""
+    """The preset of that name, or a ConfigError naming the first few known ones."""
     if name not in PRESETS:
-        raise ConfigError("preset", name, "one of " + ", ".join(PRESETS))
+        first = ", ".join(list(PRESETS)[:LISTED])
+        raise ConfigError("preset", name, f"a preset name, e.g. {first} ({len(PRESETS)} in all; "
+                                          "`python -m engine presets` lists them)")
     return PRESETS[name]
 
 

@@ -20,7 +20,7 @@ def unread_reason(name: str, cfg: Config) -> str | None:
         owners = [w for w, r in WORLDS.items() if name in r.uses]
         return (f"only read by scenario={' or '.join(owners)}, and this run's scenario is "
                 f"{cfg.scenario}")
-    if name in NEEDS and not SPECS[name].shown(cfg):
+    if name in NEEDS and not shows(name, cfg, SPECS[name]):
         return f"only read with {NEEDS[name]}; leave it out or set that first"
     return None
 

@@ -60,7 +60,8 @@ class WorldRecord:
     label: str  # one line for people (the scenario setting's help: CLI `settings`, sidebar)
     make_dataset: Callable  # (cfg, space) -> engine.data.Dataset
     settings: dict[str, Spec] = field(default_factory=dict)  # settings this world declares
-    shared: tuple[str, ...] = ()  # another world's settings that this one reads too
+    shared: tuple[str, ...] = ()  # settings declared elsewhere (another world, or common ones
+    # whose own `shown` rule would hide them here) that this one reads too
     check: Callable | None = None  # (cfg) -> None or ConfigError: its rules between settings
     presets: tuple = ()  # engine.preset.Preset records (plain data)
     procedures: tuple[str, ...] = ("shi2022",)  # the training procedures it runs with

@@ -7,7 +7,8 @@ A world is one module, engine/scenarios/<name>.py, that ends with its record,
   settings          {name: Spec(kind, lo, hi, default=…, help=…, shown=…)}: the settings only this
                     world uses, declared here once (Config's fields, the CLI's --set, the URL
                     and the sidebar derive from them; the sidebar shows them for it alone)
-  shared            settings another world declares that this one reads too
+  shared            settings declared elsewhere that this one reads too: another world's, or a
+                    common one its own shown rule would hide (gfl_parity_blocks reads p_a)
   check(cfg)        its own rules between settings (ConfigError naming the setting to change);
                     engine.config.validate runs it after the rules every world shares
                     (engine/relations.py)
@@ -90,8 +91,11 @@ def world(cfg: Config) -> WorldRecord:
 def shows(name: str, cfg: Config, spec=None) -> bool:
     """Whether the sidebar shows setting `name` (its Spec `spec`) for cfg: a world's own
     setting only in the worlds that use it, and only where its `shown` rule holds."""
-    if name in WORLD_SETTINGS and name not in world(cfg).uses:
+    record = world(cfg)
+    if name in WORLD_SETTINGS and name not in record.uses:
         return False
+    if name in record.shared:  # the world reads it whatever the setting's own rule says
+        return True
     return spec is None or spec.shown is None or bool(spec.shown(cfg))
 
 
