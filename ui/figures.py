@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.methods import BY_NAME, LABELS, REGISTRY
+from ui import explore_text
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
@@ -43,24 +44,15 @@ def smooth(y: np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
-MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
-
-
 def is_regression(runs: dict) -> bool:
     """Whether the runs report test MSE / Var(y) instead of an accuracy."""
     first = next(iter(runs.values()), None)
-    return bool(first and first.history and MSE_KEY in _extra(first.history[0]))
-
-
-def _extra(snap) -> dict:
-    """A snapshot's extra numbers (the engine's own Snapshot has none)."""
-    return getattr(snap, "extra", None) or {}
+    return bool(first and first.history and explore_text.regression(first.history[0]))
 
 
 def _value(snap, regression: bool) -> float:
-    """A snapshot's test number: MSE / Var(y) (regression) or accuracy; NaN when missing."""
-    value = _extra(snap).get(MSE_KEY) if regression else snap.test_acc
-    return float("nan") if value is None else float(value)
+    """A snapshot's test number: MSE / Var(y) (regression) or accuracy."""
+    return explore_text.scores(snap)[1] if regression else float(snap.test_acc)
 
 
 def curve(history, regression: bool = False) -> tuple[np.ndarray, np.ndarray]:

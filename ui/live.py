@@ -9,7 +9,8 @@ import streamlit as st
 
 from engine import guard, mds
 from engine.config import Config, ConfigError
-from engine.run import DivergenceError, Run
+from engine.methods import make_run
+from engine.run import DivergenceError
 from engine.scenarios import centre_cosines
 from engine.worlds import build_world
 from ui.state import AppState
@@ -70,7 +71,8 @@ def ensure_run(state: AppState) -> None:
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
     state.explore.run = None  # the old run goes before the new one is made
-    state.explore.run = Run(state.explore.world)
+    # the world's procedure's network run (engine Run, or Algorithm 1's for a gfl world)
+    state.explore.run = make_run("network", state.explore.world)
     state.explore.error = state.explore.centre_map = None
     if state.explore.player is not None:  # a new run after another: show it from step 0
         state.explore.view["step"] = 0
@@ -125,11 +127,18 @@ def _weights_at(state: AppState, i: int) -> np.ndarray:
     """First-layer weights at history index i (the newest live, else the last kept before i)."""
     hist = state.explore.run.history
     if i == len(hist) - 1:
-        return state.explore.run.params.q.float().cpu().numpy()
+        return live_weights(state.explore.run)
     for j in range(i, -1, -1):
         if hist[j].weights is not None:
             return hist[j].weights
-    return state.explore.run.params.q.float().cpu().numpy()
+    return live_weights(state.explore.run)
+
+
+def live_weights(run) -> np.ndarray:
+    """The run's current first-layer weights (the engine's Run or the GFL procedure's)."""
+    if hasattr(run, "params"):
+        return run.params.q.float().cpu().numpy()
+    return run.learner.weights().detach().float().cpu().numpy()
 
 
 def centre_embedding(state: AppState, i: int, centres: np.ndarray):

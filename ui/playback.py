@@ -50,7 +50,8 @@ def meta(state: AppState, run_id: str) -> dict:
              "count": MARK_STYLES.get(name, ("dot", 0))[1]} for name, xy in marks.items()]
     return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
-            "truth": live.has_truth(state)}
+            "truth": live.has_truth(state),
+            "score": "mse" if explore_text.regression(state.explore.run.history[0]) else "acc"}
 
 
 def pack(state: AppState, start: int, stop: int) -> dict:
@@ -71,8 +72,9 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         sign.append(np.where(np.asarray(snap.a) >= 0, 1, -1).astype(np.int8))
         cols["step"].append(snap.step)
         cols["stage"].append(snap.stage)
-        cols["train"].append(round(float(snap.train_acc), 5))
-        cols["test"].append(round(float(snap.test_acc), 5))
+        train, test = explore_text.scores(snap)
+        cols["train"].append(_rounded(train))
+        cols["test"].append(_rounded(test))
         cols["cosmax"].append(round(float(snap.cos_max), 5))
         frac = float(snap.frac_aligned)
         cols["frac"].append(round(frac, 5) if math.isfinite(frac) else None)
@@ -82,11 +84,16 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         plus, minus = star_counts(snap.cos) if truth else (0, 0)
         cols["plus"].append(plus)
         cols["minus"].append(minus)
-        cols["zero"].append(bool(snap.step > 0 and not snap.grad))
+        cols["zero"].append(explore_text.zero_gradient(snap))
         cols["text"].append(explore_text.narrate_html(hist, i, truth))
     return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,
             "cos": _b64(np.concatenate(cos)) if cos else "",
             "sign": _b64(np.concatenate(sign)) if sign else ""}
+
+
+def _rounded(value: float) -> float | None:
+    """A chart value for the browser (None where not finite, e.g. no score at this step)."""
+    return round(float(value), 5) if math.isfinite(value) else None
 
 
 def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:

@@ -225,7 +225,7 @@ class FEPlayer {
     const t0 = performance.now();
     FE.setScale(this.opt.present ? 1.35 : 1);
     FE.drawMap(this.cv.map, st, i, this.opt, th);
-    const specs = FE.seriesSpecs(this.opt);
+    const specs = FE.seriesSpecs(this.opt, st.meta);
     for (const k of ["acc", "align", "grad"]) {
       if (k !== "acc" && !st.meta.truth) { this.cv[k].style.display = "none"; continue; }
       FE.drawSeries(this.cv[k], st, i, specs[k], th);
