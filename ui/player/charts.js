@@ -126,7 +126,13 @@ Object.assign(FE, (() => {
         ticks: [0, 0.5, 1, 1.5], fmt: two, series: acc}
         : {title: "Accuracy per step", lo: 0, hi: 101, ticks: [0, 25, 50, 75, 100], fmt: pct,
           series: acc},
-      align: {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
+      align: meta && meta.gfl ? {title: "Coverage and shares (Algorithm 1's probes)",
+        sub: "coverage = min_j max_i |cos(w_i, D_j)|; share within cos 0.9 of a D_j; relevant share",
+        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
+        series: [{name: "coverage", values: (st) => st.s.cover, colour: C.blue},
+          {name: "share on a D_j", values: (st) => st.s.frac, colour: C.green, dash: true},
+          {name: "relevant share", values: (st) => st.s.rel, colour: C.verm}]}
+      : {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
         lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
         series: [{name: "max cos", values: (st) => st.s.cosmax, colour: C.blue},
           {name: "share on a star", values: (st) => st.s.frac, colour: C.green, dash: true}]},

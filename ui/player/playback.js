@@ -227,7 +227,9 @@ class FEPlayer {
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt, st.meta);
     for (const k of ["acc", "align", "grad"]) {
-      if (k !== "acc" && !st.meta.truth) { this.cv[k].style.display = "none"; continue; }
+      const shown = k === "acc" || (st.meta.gfl ? k === "align" : st.meta.truth);
+      this.cv[k].style.display = shown ? "" : "none";
+      if (!shown) continue;
       FE.drawSeries(this.cv[k], st, i, specs[k], th);
     }
     const T = st.meta.T, step = st.s.step[i];
