@@ -3,6 +3,7 @@ charts test MSE / Var(y) for the regression world, and the narration quotes the 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -11,6 +12,7 @@ import pytest
 from engine.gfl.probes import layer_probes
 from engine.gfl.run import GFLRun
 from tests.ui.test_explore_app import open_app, plain, player, state, want
+from ui.export import export_html
 
 TINY = {"n": "600", "n_test": "500", "m": "16", "T": "6", "batch": "100"}
 # a link with gfl-parity-blocks and other sizes is refused today ("p_a … below 1/(2r)", cause
@@ -83,3 +85,17 @@ def test_a_star_per_direction_with_its_own_colour_and_count(preset, names, rows)
         assert sent["cover"][j] == pytest.approx(snap.extra["coverage"])
         assert sent["rel"][j] == pytest.approx(snap.extra["relevant_share"])
     assert sum(sent["counts"][sent["step"].index(1)]) > 0  # step 1 puts neurons on the D_j
+
+
+def test_the_offline_html_carries_the_stars_and_probes():
+    at, data = frames_after("gfl-mog")
+    page = export_html(state(at), "gfl-mog")
+    sent = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page).group(1))
+    assert sent["meta"]["marks"] == data["meta"]["marks"] and sent["meta"]["gfl"]
+    n = len(sent["frames"]["step"])
+    assert n == len(state(at).explore.run.history)
+    run = state(at).explore.run
+    for step in (0, 1, 2):  # kept weights: the counts are exact
+        want_counts = layer_probes(run.history[step].weights, run.prep.dirs)["nice"]
+        assert sent["frames"]["counts"][step] == [int(c) for c in want_counts]
+    assert all(c is not None for c in sent["frames"]["cover"])
