@@ -25,6 +25,26 @@ EXTRA_ROWS = (("test_mse_ratio", "MSE/Var"), ("train_mse_ratio", "Train MSE/Var"
 # averaged over seeds like ROWS when a method's summary has them
 REGRESSION_KEYS = ("test_err", "train_err", "c_F", "c_G")
 REGRESSION_ROWS = (("test_err", "Test err"), ("c_F", "c_F"), ("c_G", "c_G"))
+# a regression world trained by the GFL procedure: MSE / Var(y) (lower is better), coverage as cos
+MSE_ROWS = (("train_mse_ratio", "Train MSE/Var"), ("test_mse_ratio", "Test MSE/Var"),
+            ("cos", "Coverage"))
+
+
+def rows_for(entries) -> tuple[tuple[str, str], ...] | None:
+    """The table rows for these method summaries: AZL's, MSE / Var(y)'s, or None (accuracy)."""
+    entries = list(entries)
+    if any(e.get("test_err") is not None for e in entries):
+        return REGRESSION_ROWS
+    if any(e.get("test_mse_ratio") is not None for e in entries):
+        return MSE_ROWS
+    return None
+
+
+def score_key(entries) -> str:
+    """The per-method number that ranks methods: test error, test MSE / Var(y) or accuracy."""
+    rows = rows_for(entries)
+    return "test_acc" if rows is None else ("test_err" if rows is REGRESSION_ROWS
+                                            else "test_mse_ratio")
 
 
 def clean(value):
@@ -191,9 +211,7 @@ def summary_table(report: dict) -> str:
     width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
     lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
-    regression = any(methods[m].get("test_err") is not None for m in names)
-    extra = tuple(r for r in EXTRA_ROWS[:1] if any(r[0] in methods[m] for m in names))
-    for key, title in REGRESSION_ROWS if regression else ROWS + extra:
+    for key, title in rows_for(methods[m] for m in names) or ROWS:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))

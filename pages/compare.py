@@ -10,11 +10,11 @@ import streamlit as st
 from engine.config import ConfigError, summary_line
 from engine.methods import LABELS, METHODS
 from engine.presets import PRESETS
-from engine.report import cell, history_csv
+from engine.report import cell, history_csv, score_key
 from ui import compare_view as cv
 from ui import controls
 from ui.azl_figures import is_azl, live_panel
-from ui.figures import accuracy_figure
+from ui.figures import accuracy_figure, is_regression
 from ui.router import ensure_router
 from ui.state import (
     get_state,
@@ -28,6 +28,11 @@ ensure_router()
 
 SMOOTHING_KEY, SMOOTHING_DEFAULT = "compare_smoothing", 0.6
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
+SUBHEADERS = {  # the table's title by the number that ranks the methods (engine.report.score_key)
+    "test_acc": "Table 1 layout: train %, test %, cosine with Σ_A M",
+    "test_err": "Test error E‖out − y‖², c_F and c_G (share of F and of αG learned)",
+    "test_mse_ratio": "Test MSE / Var(y) (lower is better), train MSE / Var(y), coverage "
+                      "(min over directions of the best neuron's |cos|)"}
 
 state = get_state()
 read_url(state)
@@ -113,9 +118,7 @@ def headline(report: dict) -> None:
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
-    regression = any(e.get("test_err") is not None for e in report["methods"].values())
-    st.subheader("Test error E‖out − y‖², c_F and c_G (share of F and of αG learned)"
-                 if regression else "Table 1 layout: train %, test %, cosine with Σ_A M")
+    st.subheader(SUBHEADERS[score_key(report["methods"].values())])
     if report.get("diverged_at") is not None:
         st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
                    "the downloads show every step before it.")
@@ -159,6 +162,9 @@ def live() -> None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
         st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
                         key="compare_curves", config={"displaylogo": False})
+        if is_regression(comp.runs):
+            st.caption("A regression world: each curve is the test MSE / Var(y) — 1 is no better "
+                       "than predicting the mean, 0 is a perfect fit; lower is better.")
         st.slider("Curve smoothing", 0.0, 0.95, smoothing, 0.05, key=SMOOTHING_KEY,
                   help="exponential moving average of each curve (as in TensorBoard); the raw "
                        "per-step curves stay drawn faintly. The table always shows raw numbers.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import gfl_guide
 from ui.router import ensure_router
 
 ensure_router()
@@ -241,5 +242,5 @@ def glossary() -> None:
 
 
 for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,
-                glossary):
+                gfl_guide.section, glossary):
     section()

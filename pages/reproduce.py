@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import gfl_cards
 from ui import reproduce_cards as rc
 from ui.router import ensure_router
 from ui.state import get_state, read_url
@@ -39,9 +40,14 @@ st.header("Tables 1–5")
 st.caption("Columns: Network · NTK · RF · One Step · Two Step · Network without input structure.")
 grid(rc.table_presets(), rc.preset_card)
 
+st.header(gfl_cards.GROUP)
+st.caption(gfl_cards.NO_EXPERIMENTS)
+grid(gfl_cards.gfl_presets(), gfl_cards.card)
+
 st.header("More presets")
 st.caption("Classroom-size settings, the theory's step sizes and the further scenarios "
            "(grouped by where they come from).")
-for source, presets in rc.other_presets().items():
+GFL = {p.name for p in gfl_cards.gfl_presets()}
+for source, presets in rc.other_presets(exclude=GFL).items():
     st.subheader(source)
     grid(presets, rc.preset_card)

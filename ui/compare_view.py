@@ -12,7 +12,7 @@ from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
 from engine.reads import read_diff
-from engine.report import REGRESSION_ROWS, build_report, cell
+from engine.report import build_report, cell, rows_for, score_key
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
 from ui.state import CompareState, fmt_value, matching_preset
@@ -167,11 +167,11 @@ def _delta_cell(key: str, delta) -> str:
 ACCURACY_ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
 
 
-def table_rows(entry: dict, seeds: int) -> dict[str, str]:
-    """One method's column of the Table-1 layout: ours, and the paper and Δ when known."""
+def table_rows(entry: dict, seeds: int, rows=None) -> dict[str, str]:
+    """One method's column of the Table-1 layout: ours, and the paper and Δ when known (rows:
+    engine.report.rows_for's choice for a regression world, else accuracy)."""
     col = {}
-    regression = entry.get("test_err") is not None  # test error and c_F / c_G (AZL)
-    for key, title in REGRESSION_ROWS if regression else ACCURACY_ROWS:
+    for key, title in rows or rows_for([entry]) or ACCURACY_ROWS:
         std = entry.get(key + "_std") if seeds > 1 else None
         col[f"{title} · ours"] = _cell(key, entry.get(key), std)
         if "paper" in entry:
@@ -183,12 +183,12 @@ def table_rows(entry: dict, seeds: int) -> dict[str, str]:
 def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
     """Table 1's layout per group (with / without input structure): rows × method columns."""
     methods, seeds = report["methods"], report.get("seeds", 1)
-    out = []
+    rows, out = rows_for(methods.values()), []
     for title, group in GROUPS:
         names = [m for m in group if m in methods]
         if not names:
             continue
-        cols = {LABELS[m]: table_rows(methods[m], seeds) for m in names}
+        cols = {LABELS[m]: table_rows(methods[m], seeds, rows) for m in names}
         index = list(dict.fromkeys(r for c in cols.values() for r in c))
         frame = pd.DataFrame(cols, index=index).fillna("—")
         out.append((title, frame))
@@ -224,13 +224,22 @@ HEADLINES = (  # (label, method, baseline): the paper's claims as differences of
 
 
 def headlines(report: dict) -> list[tuple[str, str, str]]:
-    """(label, gap, detail) of the comparisons the paper makes, where both methods ran."""
+    """(label, gap, detail) of the comparisons the paper makes, where both methods ran: gaps in
+    test accuracy, or in test MSE / Var(y) for a regression world (lower is better)."""
     methods, out = report["methods"], []
+    key = score_key(methods.values())
     for label, a, b in HEADLINES:
-        if a in methods and b in methods:
-            ta, tb = methods[a]["test_acc"], methods[b]["test_acc"]
+        if a in methods and b in methods and key in ("test_acc", "test_mse_ratio"):
+            ta, tb = methods[a].get(key), methods[b].get(key)
             if ta is not None and tb is not None:
-                detail = (f"test accuracy {100 * ta:.1f} % ({LABELS[a]}) vs {100 * tb:.1f} % "
-                          f"({LABELS[b]})")
-                out.append((label, f"{100 * (ta - tb):+.1f} points", detail))
+                out.append((label, *_gap(key, ta, tb, LABELS[a], LABELS[b])))
     return out
+
+
+def _gap(key: str, ta: float, tb: float, la: str, lb: str) -> tuple[str, str]:
+    """(gap, detail) of two methods' test numbers: accuracy points or MSE / Var(y)."""
+    if key == "test_mse_ratio":
+        return (f"{ta - tb:+.3f} MSE/Var",
+                f"test MSE / Var(y) {ta:.3f} ({la}) vs {tb:.3f} ({lb}); lower is better")
+    return (f"{100 * (ta - tb):+.1f} points",
+            f"test accuracy {100 * ta:.1f} % ({la}) vs {100 * tb:.1f} % ({lb})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import numpy as np
 
@@ -14,8 +15,44 @@ NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's
             "defined; look for neurons gathering on the centres, in clusters.")
 
 
+MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f} %"
+
+
+def _extra(snap) -> dict:
+    """The snapshot's procedure numbers (the engine's own Snapshot has none)."""
+    return getattr(snap, "extra", None) or {}
+
+
+def regression(snap) -> bool:
+    """Whether the run reports test MSE / Var(y) instead of an accuracy."""
+    return MSE_KEY in _extra(snap)
+
+
+def scores(snap) -> tuple[float, float]:
+    """(train, test) of the chart: accuracy, or MSE / Var(y) for a regression world."""
+    if regression(snap):
+        extra = _extra(snap)
+        return float(extra.get("train_mse_ratio", math.nan)), float(extra[MSE_KEY])
+    return float(snap.train_acc), float(snap.test_acc)
+
+
+def zero_gradient(snap) -> bool:
+    """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
+    only: the GFL procedure's snapshots carry its probes instead of a gradient split)."""
+    return bool(snap.step > 0 and not snap.grad and "coverage" not in _extra(snap))
+
+
+def _score(snap) -> str:
+    """'test accuracy 97 %, train 99 %' or 'test MSE / Var(y) 0.28 (lower is better), …'."""
+    if regression(snap):
+        train, test = scores(snap)
+        return (f"test MSE / Var(y) {test:.3f} (lower is better; 1 = predicting the mean), "
+                f"train {train:.3f}")
+    return f"test accuracy {_pct(snap.test_acc)}, train {_pct(snap.train_acc)}"
 
 
 def _aligned(snap) -> str:
@@ -28,7 +65,9 @@ def _aligned(snap) -> str:
 def narrate(history: list, i: int, truth: bool = True) -> str:
     """What the charts show at history index i, with the numbers of that snapshot (markdown)."""
     snap = history[i]
-    acc = f"test accuracy {_pct(snap.test_acc)}, train {_pct(snap.train_acc)}"
+    acc = _score(snap)
+    if "coverage" in _extra(snap):
+        return _gfl_text(snap, acc)
     if not truth:
         return f"**Step {snap.step}** ({snap.stage}): {acc}. {NO_TRUTH}"
     where = _aligned(snap)
@@ -52,7 +91,7 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
                        "(fixed features such as the NTK do not).")
     text = f"**Classifier stage, step {snap.step}** (t > 2): {acc}; {where}."
     text += _drift(history, snap)
-    if not snap.grad:
+    if zero_gradient(snap):
         text += (" The gradient on w is exactly zero at this step: every sample of the batch has "
                  "margin y·g(x) ≥ 1, so the hinge loss is flat.")
     return text
@@ -94,6 +133,23 @@ def _kept(after2, snap) -> str:
             f"median |cos| with Σ_A M: {before:.3f} then, {now:.3f} now): the features learned "
             "in steps 1-2 stay while the output layer trains, as in the paper's theory, where "
             "the first layer barely moves after step 2.")
+
+
+def _gfl_text(snap, acc: str) -> str:
+    """Algorithm 1's frame in words, quoting the snapshot's probes."""
+    e = _extra(snap)
+    cover, aligned, share = e["coverage"], snap.frac_aligned, e["relevant_share"]
+    probes = (f"coverage {cover:.2f} — every feature direction has a neuron within cos "
+              f"{cover:.2f}; {_pct(aligned)} of the neurons within cos {ALIGNED:g} of a "
+              f"direction; relevant share {share:.2f} (median share of a neuron's weight in "
+              "the relevant subspace)")
+    if snap.step == 0:
+        head = "**Initialisation** (g⁽⁰⁾ ≡ 0: the twins cancel)"
+    elif snap.step == 1 and snap.stage.startswith("step 1"):
+        head = "**After step 1** (the reset: one gradient step from the symmetric start)"
+    else:
+        head = f"**Step {snap.step}** ({snap.stage})"
+    return f"{head}: {probes}; {acc}."
 
 
 def narrate_html(history: list, i: int, truth: bool = True) -> str:

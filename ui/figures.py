@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.methods import BY_NAME, LABELS, REGISTRY
+from ui import explore_text
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
@@ -43,20 +44,32 @@ def smooth(y: np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
-def curve(history) -> tuple[np.ndarray, np.ndarray]:
-    """(steps, test accuracy) of a run's history, thinned to at most MAX_POINTS."""
+def is_regression(runs: dict) -> bool:
+    """Whether the runs report test MSE / Var(y) instead of an accuracy."""
+    first = next(iter(runs.values()), None)
+    return bool(first and first.history and explore_text.regression(first.history[0]))
+
+
+def _value(snap, regression: bool) -> float:
+    """A snapshot's test number: MSE / Var(y) (regression) or accuracy."""
+    return explore_text.scores(snap)[1] if regression else float(snap.test_acc)
+
+
+def curve(history, regression: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, test accuracy or MSE / Var(y)) of a run's history, thinned to MAX_POINTS."""
     steps = np.fromiter((s.step for s in history), float, len(history))
-    acc = np.fromiter((s.test_acc for s in history), float, len(history))
+    acc = np.fromiter((_value(s, regression) for s in history), float, len(history))
     if len(steps) > MAX_POINTS:
         idx = np.unique(np.linspace(0, len(steps) - 1, MAX_POINTS).round().astype(int))
         steps, acc = steps[idx], acc[idx]
     return steps, acc
 
 
-def _traces(method: str, history, smoothing: float) -> list[go.Scatter]:
+def _traces(method: str, history, smoothing: float, regression: bool = False) -> list[go.Scatter]:
     """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath."""
     style, symbol, without = method_style(method)
-    x, raw = curve(history)
+    x, raw = curve(history, regression)
+    hover = "test MSE/Var %{y:.3f}" if regression else "test %{y:.1%}"
     group = "without" if without else "with"
     faint = [go.Scatter(x=x, y=raw, mode="lines", line={**style, "width": 1}, opacity=0.3,
                         showlegend=False, hoverinfo="skip", legendgroup=group)
@@ -66,20 +79,25 @@ def _traces(method: str, history, smoothing: float) -> list[go.Scatter]:
         line={**style, "width": 2}, marker={"symbol": symbol, "size": 5, "maxdisplayed": 12},
         legendgroup=group,
         legendgrouptitle_text="without structure" if without else "with structure",
-        hovertemplate="%{fullData.name}<br>step %{x:.0f}<br>test %{y:.1%}"
+        hovertemplate="%{fullData.name}<br>step %{x:.0f}<br>" + hover
                       + (" (smoothed)" if smoothing > 0 else "") + "<extra></extra>")]
 
 
 def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
-    """Test accuracy per step for each method (Figs. 1/5/7); steps 1–2 are shaded."""
-    fig = go.Figure([t for m, r in runs.items() for t in _traces(m, r.history, smoothing)])
+    """Test accuracy per step for each method (Figs. 1/5/7), or test MSE / Var(y) for a
+    regression world; steps 1–2 are shaded."""
+    regression = is_regression(runs)
+    fig = go.Figure([t for m, r in runs.items()
+                     for t in _traces(m, r.history, smoothing, regression)])
     # steps 1 and 2 are where the features emerge; shade them so they are visible at any T
     fig.add_vrect(x0=0, x1=2, fillcolor="#888888", opacity=0.15, line_width=0,
                   annotation_text="steps 1–2", annotation_position="top left")
     fig.update_layout(
         height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis={"title": "step", "range": [0, max(T, 2)]},
-        yaxis={"title": "test accuracy", "tickformat": ".0%", "range": [0.3, 1.02]},
+        yaxis=({"title": "test MSE / Var(y) (lower is better)", "rangemode": "tozero"}
+               if regression else
+               {"title": "test accuracy", "tickformat": ".0%", "range": [0.3, 1.02]}),
         legend={"groupclick": "toggleitem"}, uirevision="compare")
     return fig
 

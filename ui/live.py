@@ -9,7 +9,9 @@ import streamlit as st
 
 from engine import guard, mds
 from engine.config import Config, ConfigError
-from engine.run import DivergenceError, Run
+from engine.gfl.probes import layer_probes
+from engine.methods import make_run
+from engine.run import DivergenceError
 from engine.scenarios import centre_cosines
 from engine.worlds import build_world
 from ui.state import AppState
@@ -70,7 +72,8 @@ def ensure_run(state: AppState) -> None:
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
     state.explore.run = None  # the old run goes before the new one is made
-    state.explore.run = Run(state.explore.world)
+    # the world's procedure's network run (engine Run, or Algorithm 1's for a gfl world)
+    state.explore.run = make_run("network", state.explore.world)
     state.explore.error = state.explore.centre_map = None
     if state.explore.player is not None:  # a new run after another: show it from step 0
         state.explore.view["step"] = 0
@@ -106,6 +109,9 @@ def has_truth(state: AppState) -> bool:
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(2m×2 points, colour cosines, marks) for history index i."""
     snap, ds = state.explore.run.history[i], state.explore.world.ds
+    dirs = directions(state)
+    if dirs is not None:
+        return direction_map(state, i, dirs)
     centres = ds.centres
     if centres is None:
         marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
@@ -125,11 +131,18 @@ def _weights_at(state: AppState, i: int) -> np.ndarray:
     """First-layer weights at history index i (the newest live, else the last kept before i)."""
     hist = state.explore.run.history
     if i == len(hist) - 1:
-        return state.explore.run.params.q.float().cpu().numpy()
+        return live_weights(state.explore.run)
     for j in range(i, -1, -1):
         if hist[j].weights is not None:
             return hist[j].weights
-    return state.explore.run.params.q.float().cpu().numpy()
+    return live_weights(state.explore.run)
+
+
+def live_weights(run) -> np.ndarray:
+    """The run's current first-layer weights (the engine's Run or the GFL procedure's)."""
+    if hasattr(run, "params"):
+        return run.params.q.float().cpu().numpy()
+    return run.learner.weights().detach().float().cpu().numpy()
 
 
 def centre_embedding(state: AppState, i: int, centres: np.ndarray):
@@ -142,3 +155,43 @@ def centre_embedding(state: AppState, i: int, centres: np.ndarray):
     state.explore.centre_map = (i, emb)
     cos = np.abs(centre_cosines(w, centres[:, :w.shape[1]])).max(axis=0)
     return emb, cos
+
+
+def directions(state: AppState):
+    """The GFL procedure's feature directions (engine.data.Directions) of the run, or None."""
+    prep = getattr(state.explore.run, "prep", None)
+    return None if prep is None else prep.dirs
+
+
+def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
+    """(name, rows) of each direction's stars: D_j for a cluster centre (−D_j, where it is a
+    centre, is a direction of its own), ±D_j for a feature or a subspace direction."""
+    out = []
+    for j, v in enumerate(dirs.vectors):
+        both = dirs.kind != "centre"
+        out.append((f"{'±' if both else ''}D{j + 1}", np.vstack([v, -v]) if both else v[None]))
+    return out
+
+
+def direction_map(state: AppState, i: int, dirs) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Map of the neurons and each direction's stars (aligned to the previous such frame)."""
+    w = np.asarray(_weights_at(state, i), dtype=np.float64)
+    marks = direction_marks(dirs)
+    stars = np.vstack([rows for _, rows in marks])
+    prev = state.explore.centre_map[1] if state.explore.centre_map else None
+    emb = mds.align(mds.classical(np.vstack([w, stars])), prev)
+    state.explore.centre_map = (i, emb)
+    out, at = {}, len(w)
+    for name, rows in marks:
+        out[name], at = emb[at:at + len(rows)], at + len(rows)
+    return emb[:len(w)], state.explore.run.history[i].cos, out
+
+
+def direction_counts(state: AppState, i: int) -> list[int] | None:
+    """Neurons within cos 0.9 of each direction at history index i (the probes' per-direction
+    count), or None for a run without directions."""
+    dirs = directions(state)
+    if dirs is None:
+        return None
+    w = np.asarray(_weights_at(state, i), dtype=np.float64)
+    return [int(c) for c in layer_probes(w, dirs)["nice"]]

@@ -18,6 +18,9 @@ from ui.state import AppState
 
 HERE = Path(__file__).resolve().parent / "player"
 MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
+# Okabe–Ito, one per direction group (the neurons' own cosine scale stays blue-to-grey)
+DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
+                     "#0072B2", "#000000")
 
 
 def player_js() -> str:
@@ -48,9 +51,14 @@ def meta(state: AppState, run_id: str) -> dict:
     rows = [{"name": name, "rows": len(np.atleast_2d(xy)),
              "style": MARK_STYLES.get(name, ("dot", 0))[0],
              "count": MARK_STYLES.get(name, ("dot", 0))[1]} for name, xy in marks.items()]
+    dirs = live.directions(state)
+    if dirs is not None:  # one star per feature direction, in its group's colour, with its count
+        rows = [{**r, "style": "star", "slot": j, "colour": DIRECTION_COLOURS[g % 8]}
+                for j, (r, g) in enumerate(zip(rows, dirs.groups, strict=True))]
     return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
-            "truth": live.has_truth(state)}
+            "truth": live.has_truth(state), "gfl": dirs is not None,
+            "score": "mse" if explore_text.regression(state.explore.run.history[0]) else "acc"}
 
 
 def pack(state: AppState, start: int, stop: int) -> dict:
@@ -58,7 +66,8 @@ def pack(state: AppState, start: int, stop: int) -> dict:
     hist = state.explore.run.history
     pos, scale, cos, sign = [], [], [], []
     cols: dict[str, list] = {k: [] for k in ("step", "stage", "train", "test", "cosmax", "frac",
-                                             "share", "zero", "plus", "minus", "text")}
+                                             "share", "zero", "plus", "minus", "text", "counts",
+                                             "cover", "rel")}
     truth = live.has_truth(state)
     for i in range(start, stop):
         snap = hist[i]
@@ -71,8 +80,9 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         sign.append(np.where(np.asarray(snap.a) >= 0, 1, -1).astype(np.int8))
         cols["step"].append(snap.step)
         cols["stage"].append(snap.stage)
-        cols["train"].append(round(float(snap.train_acc), 5))
-        cols["test"].append(round(float(snap.test_acc), 5))
+        train, test = explore_text.scores(snap)
+        cols["train"].append(_rounded(train))
+        cols["test"].append(_rounded(test))
         cols["cosmax"].append(round(float(snap.cos_max), 5))
         frac = float(snap.frac_aligned)
         cols["frac"].append(round(frac, 5) if math.isfinite(frac) else None)
@@ -82,11 +92,26 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         plus, minus = star_counts(snap.cos) if truth else (0, 0)
         cols["plus"].append(plus)
         cols["minus"].append(minus)
-        cols["zero"].append(bool(snap.step > 0 and not snap.grad))
+        cols["zero"].append(explore_text.zero_gradient(snap))
+        _gfl_columns(cols, state, i)
         cols["text"].append(explore_text.narrate_html(hist, i, truth))
     return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,
             "cos": _b64(np.concatenate(cos)) if cos else "",
             "sign": _b64(np.concatenate(sign)) if sign else ""}
+
+
+def _gfl_columns(cols: dict, state: AppState, i: int) -> None:
+    """Algorithm 1's probes of frame i: per-direction counts, coverage, relevant share (None
+    for the engine's own run)."""
+    extra = getattr(state.explore.run.history[i], "extra", None) or {}
+    cols["counts"].append(live.direction_counts(state, i))
+    cols["cover"].append(extra.get("coverage"))
+    cols["rel"].append(extra.get("relevant_share"))
+
+
+def _rounded(value: float) -> float | None:
+    """A chart value for the browser (None where not finite, e.g. no score at this step)."""
+    return round(float(value), 5) if math.isfinite(value) else None
 
 
 def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:

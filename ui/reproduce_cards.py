@@ -169,10 +169,10 @@ def table_presets() -> list[Preset]:
     return [p for p in PRESETS.values() if p.paper]
 
 
-def other_presets() -> dict[str, list[Preset]]:
-    """Every other registered preset, grouped by its source."""
+def other_presets(exclude=()) -> dict[str, list[Preset]]:
+    """Every other registered preset (but those in exclude), grouped by its source."""
     groups: dict[str, list[Preset]] = {}
     for p in PRESETS.values():
-        if not p.paper:
+        if not p.paper and p.name not in exclude:
             groups.setdefault(p.source, []).append(p)
     return groups

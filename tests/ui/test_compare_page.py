@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
+import plotly.io
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -230,3 +233,29 @@ def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
     assert float(frame.loc["Test err · ours", "Network"]) > 0
     assert any("kα² = 0.72" in m.value and "step 6" in m.value for m in at.markdown)
     assert any("c_F and c_G" in h.value for h in at.subheader)
+
+
+def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
+    """gfl-multi-index (issue 21 item 4): curves, table and headlines read test MSE / Var(y),
+    not test_acc (NaN there)."""
+    at = play_to_end(open_compare({"preset": "gfl-multi-index", "T": "6", "n": "600", "m": "16",
+                                   "n_test": "500", "batch": "100",
+                                   "methods": "network,ntk,rf,one_step"}))
+    state = at.session_state["app"]
+    assert state.compare.error is None and state.compare.summary is not None
+    frame = at.dataframe[0].value
+    assert list(frame.index) == ["Train MSE/Var · ours", "Test MSE/Var · ours", "Coverage · ours"]
+    report = state.compare.summary["methods"]
+    shown = float(frame.loc["Test MSE/Var · ours", "Network"])
+    assert shown == pytest.approx(report["network"]["test_mse_ratio"], abs=1e-3) and shown > 0
+    assert any("MSE / Var(y)" in h.value for h in at.subheader)
+    assert any("MSE/Var" in m.value for m in at.metric), [m.value for m in at.metric]
+    assert any("test MSE / Var(y)" in c.value for c in at.caption)
+    fig = plotly.io.from_json(at.get("plotly_chart")[0].proto.spec)
+    assert "MSE / Var(y)" in fig.layout.yaxis.title.text
+    at_net = next(i for i, t in enumerate(fig.data) if t.name == LABELS["network"])
+    raw = fig.data[at_net - 1].to_plotly_json()["y"]  # the faint raw curve beneath the smoothed
+    if isinstance(raw, dict):  # plotly's binary encoding of an array
+        raw = np.frombuffer(base64.b64decode(raw["bdata"]), dtype=raw["dtype"])
+    want = [s.extra["test_mse_ratio"] for s in state.compare.series.first.runs["network"].history]
+    assert np.allclose(raw, want, rtol=1e-6)

@@ -217,9 +217,10 @@ OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown,
     "dm-sparse-parity": (True, "+Σ_A M"), "paper-mog-1": (False, "centres, label +1"),
     "real-digits-01": (False, None), "fcb-xor": (False, "centres, label +1"),
     "digits-teacher-student": (False, None),
-    # the GFL procedure's worlds (issue 21): its own run in the same player
-    "gfl-xor": (False, "centres, label +1"), "gfl-multi-index": (False, None),
-    "gfl-uniform-parity": (True, "+Σ_A M"),
+    # the GFL procedure's worlds (issue 21): its own run in the same player, a star per
+    # feature direction D_j (a centre: D_j alone; a feature or subspace direction: ±D_j)
+    "gfl-xor": (False, "D1"), "gfl-multi-index": (False, "±D1"),
+    "gfl-uniform-parity": (True, "±D1"),
 }
 
 

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from engine.presets import preset_config
 from engine.run import Run
 from engine.worlds import build_world
+from ui.gfl_cards import stored
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 GUIDE = Path(__file__).resolve().parents[2] / "pages" / "guide.py"
@@ -77,3 +78,17 @@ def test_the_guides_depth_numbers_are_the_stored_results() -> None:
     assert f"NTK at {methods['ntk']['test_err']:.2f}" in text
     assert f"last layer at {methods['last_layer']['test_err']:.2f}" in text
     assert f"({methods['fc3']['test_err']:.2f})" in text
+
+
+def test_the_guide_explains_algorithm_1_with_the_stored_gfl_numbers() -> None:
+    """Issue 21 item 4: a section on Algorithm 1 whose numbers are docs/results/gfl.json's."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/guide.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("gradient features" in h.value for h in at.header)
+    assert any(r"g^{(0)} \equiv 0" in x.value for x in at.latex)
+    net = stored()["gfl-xor"]["methods"]["network"]
+    text = " ".join(m.value for m in at.markdown)
+    assert f"{net['probes']['1']['coverage']:.2f} after step 1" in text
+    assert f"{100 * net['test_acc']:.1f} % for the network" in text
+    assert "no experiments" in text

@@ -12,6 +12,7 @@ from engine.compare import Comparison
 from engine.config import summary_line
 from engine.presets import PRESETS, preset_config
 from engine.report import cell
+from ui.gfl_cards import GROUP, gfl_presets, stored
 from ui.reproduce_cards import CURVE_METHODS, FIGURES, command, paper_table, stored_results
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -37,7 +38,7 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
     codes = {c.value for c in at.code}
     assert all(command(n) in codes for n in PRESETS)
     tables = [df.value for df in at.dataframe]
-    assert len(tables) == len(TABLE_PRESETS)
+    assert len(tables) == len(TABLE_PRESETS) + len(gfl_presets())  # + the chapter-3 cards
     table1 = tables[0]
     assert table1.loc["Test % · paper", "NTK"] == "86.4"
     assert table1.loc["Cos · paper", "NTK"] == "NA"
@@ -50,7 +51,8 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
 
 
 def test_every_other_preset_has_a_card_grouped_by_source(at: AppTest) -> None:
-    others = [p for p in PRESETS.values() if not p.paper]
+    chapter3 = {p.name for p in gfl_presets()}
+    others = [p for p in PRESETS.values() if not p.paper and p.name not in chapter3]
     assert others, "quick-parity and theory-parity are always registered"
     for p in others:
         assert f"preset-{p.name}-compare" in keys(at)
@@ -145,3 +147,21 @@ def test_cost_note_says_when_the_server_refuses_a_live_compare(monkeypatch) -> N
     monkeypatch.setenv("FEX_MAX_T", "100")
     note = cost_note("quick-parity")  # T=200
     assert note.startswith("Too large") and "T=200" in note and "command line" in note
+
+
+def test_the_dissertation_chapter_3_group_has_a_card_per_gfl_preset(at: AppTest) -> None:
+    """Issue 21 item 4: the source's claim beside our stored numbers, no numbers claimed for it."""
+    names = [p.name for p in gfl_presets()]
+    assert len(names) == 6 and all(f"preset-{n}-compare" in keys(at) for n in names)
+    assert GROUP in {h.value for h in at.header}
+    assert any("runs no experiments" in c.value and "every number is ours" in c.value
+               for c in at.caption)
+    claims = [m.value for m in at.markdown if m.value.startswith("**The source's claim:**")]
+    assert len(claims) == 6
+    ours = [df.value for df in at.dataframe if "coverage 0 → 1 → T" in df.value.columns]
+    assert len(ours) == 6
+    results = stored()
+    rf = results["gfl-multi-index"]["methods"]["rf"]  # the regression world: MSE / Var(y)
+    assert any(df.loc["rf", "test"] == f"MSE/Var {rf['test_mse_ratio']:.3f}" for df in ours)
+    xor = results["gfl-xor"]["methods"]["network"]
+    assert any(df.loc["network", "test"] == f"{100 * xor['test_acc']:.1f} %" for df in ours)

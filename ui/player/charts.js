@@ -107,9 +107,12 @@ Object.assign(FE, (() => {
   const pct = (v) => v + " %";
   const two = (v) => v.toFixed(2);
 
-  function seriesSpecs(opt) {
-    const accSmooth = (key) => (st) => smooth(st.s[key].map((v) => 100 * v), opt.smooth);
-    const raw = (key) => (st) => st.s[key].map((v) => 100 * v);
+  /* meta.score "mse": a regression world, whose train/test series are MSE / Var(y), unscaled. */
+  function seriesSpecs(opt, meta) {
+    const mse = meta && meta.score === "mse", k = mse ? 1 : 100;
+    const scaled = (v) => (v === null || v === undefined ? NaN : k * v);
+    const accSmooth = (key) => (st) => smooth(st.s[key].map(scaled), opt.smooth);
+    const raw = (key) => (st) => st.s[key].map(scaled);
     const acc = [];
     if (opt.smooth > 0) {
       acc.push({values: raw("train"), colour: C.blue, alpha: 0.3, width: 1});
@@ -118,9 +121,18 @@ Object.assign(FE, (() => {
     acc.push({name: "train", values: accSmooth("train"), colour: C.blue});
     acc.push({name: "test", values: accSmooth("test"), colour: C.verm, dash: true});
     return {
-      acc: {title: "Accuracy per step", lo: 0, hi: 101, ticks: [0, 25, 50, 75, 100], fmt: pct,
-        series: acc},
-      align: {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
+      acc: mse ? {title: "Test MSE / Var(y) per step (lower is better)",
+        sub: "1 = no better than predicting the mean, 0 = a perfect fit", lo: 0, hi: 1.5,
+        ticks: [0, 0.5, 1, 1.5], fmt: two, series: acc}
+        : {title: "Accuracy per step", lo: 0, hi: 101, ticks: [0, 25, 50, 75, 100], fmt: pct,
+          series: acc},
+      align: meta && meta.gfl ? {title: "Coverage and shares (Algorithm 1's probes)",
+        sub: "coverage = min_j max_i |cos(w_i, D_j)|; share within cos 0.9 of a D_j; relevant share",
+        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
+        series: [{name: "coverage", values: (st) => st.s.cover, colour: C.blue},
+          {name: "share on a D_j", values: (st) => st.s.frac, colour: C.green, dash: true},
+          {name: "relevant share", values: (st) => st.s.rel, colour: C.verm}]}
+      : {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
         lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
         series: [{name: "max cos", values: (st) => st.s.cosmax, colour: C.blue},
           {name: "share on a star", values: (st) => st.s.frac, colour: C.green, dash: true}]},

@@ -225,9 +225,11 @@ class FEPlayer {
     const t0 = performance.now();
     FE.setScale(this.opt.present ? 1.35 : 1);
     FE.drawMap(this.cv.map, st, i, this.opt, th);
-    const specs = FE.seriesSpecs(this.opt);
+    const specs = FE.seriesSpecs(this.opt, st.meta);
     for (const k of ["acc", "align", "grad"]) {
-      if (k !== "acc" && !st.meta.truth) { this.cv[k].style.display = "none"; continue; }
+      const shown = k === "acc" || (st.meta.gfl ? k === "align" : st.meta.truth);
+      this.cv[k].style.display = shown ? "" : "none";
+      if (!shown) continue;
       FE.drawSeries(this.cv[k], st, i, specs[k], th);
     }
     const T = st.meta.T, step = st.s.step[i];

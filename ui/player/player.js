@@ -36,7 +36,7 @@ const FE = (() => {
       this.meta = meta; this.run = meta.run; this.n = 0; this.done = false; this.error = "";
       this.pos = []; this.scale = []; this.cos = []; this.sgn = []; this.text = [];
       this.s = {step: [], stage: [], train: [], test: [], cosmax: [], frac: [], share: [],
-        zero: [], plus: [], minus: []};
+        zero: [], plus: [], minus: [], counts: [], cover: [], rel: []};
       this.extent = 1e-9;
     }
     append(fr, start) {
@@ -52,7 +52,7 @@ const FE = (() => {
         this.scale.push(fr.scale[j]);
         this.extent = Math.max(this.extent, fr.scale[j]);
         this.text.push(fr.text[j]);
-        for (const key in this.s) this.s[key].push(fr[key][j]);
+        for (const key in this.s) this.s[key].push(fr[key] ? fr[key][j] : null);
       }
       this.n += k - skip;
       return k - skip;
@@ -119,7 +119,9 @@ const FE = (() => {
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
     const bySign = opt.colour === "sign", counted = m.marks.some((mk) => mk.count);
-    const notes = counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
+    const perDirection = m.marks.some((mk) => mk.slot !== undefined);
+    const notes = perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
+      : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
     const top = 34 * scale, bottom = (12 + 18 * legendRows.length) * scale, side = 12;
@@ -142,9 +144,11 @@ const FE = (() => {
     row = nn;
     for (const mk of m.marks) {
       for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
-      if (!mk.count) continue;
-      const count = mk.count > 0 ? st.s.plus[i] : st.s.minus[i], x = X(row - 1), y = Y(row - 1);
-      cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count});
+      const perDir = mk.slot !== undefined && st.s.counts[i];
+      if (!mk.count && !perDir) continue;
+      const count = perDir ? st.s.counts[i][mk.slot] : mk.count > 0 ? st.s.plus[i] : st.s.minus[i];
+      const x = X(row - 1), y = Y(row - 1);
+      cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count, name: mk.name});
       const at = Math.min(h - bottom, Math.max(top + 10, fan.labelAt[row - 1 - nn]));
       label(ctx, x, at, count + " on " + mk.name, th, w);
     }
@@ -222,7 +226,7 @@ const FE = (() => {
 
   function drawMark(ctx, x, y, mk, th) {
     ctx.lineWidth = 1.5; ctx.strokeStyle = th.edge;
-    if (mk.style === "star") { ctx.fillStyle = C.verm; star(ctx, x, y, 12, 5, 0.45); }
+    if (mk.style === "star") { ctx.fillStyle = mk.colour || C.verm; star(ctx, x, y, 12, 5, 0.45); }
     else if (mk.style === "diamond") { ctx.fillStyle = C.orange; star(ctx, x, y, 10, 2, 0.6); }
     else { ctx.fillStyle = C.green; ctx.beginPath(); ctx.arc(x, y, 5, 0, 2 * Math.PI); }
     ctx.fill(); ctx.stroke();
