@@ -6,13 +6,14 @@ import time
 
 from .config import Config, validate
 from .linear_probe import fit
+from .lockstep import Lockstep
 from .methods import BY_NAME, DEFAULT_METHODS, METHODS, make_run
 from .procedures import procedure_of
 from .run import World
 from .worlds import build_world
 
 
-class Comparison:
+class Comparison(Lockstep):
     """Runs the chosen methods in lockstep; step() advances each by one step."""
 
     def __init__(self, cfg: Config, methods=DEFAULT_METHODS, device: str = "auto",
@@ -37,20 +38,6 @@ class Comparison:
                                         feature_cache)
         self.runs = {m: make_run(m, self.world, self.world_ns, embed) for m in methods}
         self.setup_s = time.perf_counter() - self._t0
-
-    @property
-    def t(self) -> int:
-        """Steps taken by the slowest method."""
-        return min(r.t for r in self.runs.values())
-
-    @property
-    def done(self) -> bool:
-        """True once every method has taken T steps."""
-        return all(r.done for r in self.runs.values())
-
-    def step(self) -> dict:
-        """Advance every unfinished method one step; returns method → Snapshot."""
-        return {m: r.step() for m, r in self.runs.items() if not r.done}
 
     def run_all(self, on_step=None) -> None:
         """Train to the end, calling on_step(t, snapshots) after each step."""

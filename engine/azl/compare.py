@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from ..errors import ConfigError
+from ..lockstep import Lockstep
 from ..scenarios._common import torch_threads
 from .config import METHODS, AZLConfig, validate
 from .run import AZLRun, build_world
@@ -20,7 +21,7 @@ def parse_methods(names) -> tuple[str, ...]:
     return names
 
 
-class AZLComparison:
+class AZLComparison(Lockstep):
     """Runs the chosen methods in lockstep; step() advances each by one step."""
 
     def __init__(self, cfg: AZLConfig, methods=METHODS):
@@ -29,20 +30,6 @@ class AZLComparison:
         self.world = build_world(self.cfg)
         self.runs = {m: AZLRun(self.world, m) for m in parse_methods(methods)}
         self.setup_s = time.perf_counter() - self._t0
-
-    @property
-    def t(self) -> int:
-        """Steps taken by the slowest method."""
-        return min(r.t for r in self.runs.values())
-
-    @property
-    def done(self) -> bool:
-        """True once every method has taken T steps."""
-        return all(r.done for r in self.runs.values())
-
-    def step(self) -> dict:
-        """Advance every unfinished method one step; returns method → snapshot."""
-        return {m: r.step() for m, r in self.runs.items() if not r.done}
 
     def run_all(self, on_step=None, threads: int = 1) -> None:
         """Train to the end on `threads` torch threads (one is fastest for these small

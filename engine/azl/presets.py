@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import ConfigError
+from ..preset import Preset
 from .config import AZLConfig, from_dict
 
 SOURCE = "Allen-Zhu & Li 2019, Sec. 5 / Fig. 2 (new-worlds-spec §3.1)"
 
 
 @dataclass(frozen=True)
-class AZLPreset:
+class AZLPreset(Preset):
     """A named AZL setting and what it shows (paper: the source prints no per-method numbers)."""
-
-    name: str
-    title: str
-    description: str
-    source: str
-    settings: dict = field(default_factory=dict)
-    paper: dict | None = None
 
     def config(self) -> AZLConfig:
         """The validated settings."""
