@@ -60,7 +60,7 @@ def step(page: Page) -> int:
 
 
 def wait_step(page: Page, value: int) -> None:
-    page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.step === "
+    page.wait_for_function(f"() => document.querySelector('{PLAYER}')?.dataset.step === "
                            f"'{value}'", timeout=60_000, polling=20)
 
 
@@ -71,7 +71,7 @@ def test_map_accuracy_and_narration_stay_on_screen(page: Page, wait_for_app, wid
     open_present(page, wait_for_app, width, height, theme)
     assert_layout_holds(page, "opened")
     page.click(f"{PLAYER} .fe-play")
-    page.wait_for_function(f"() => +document.querySelector('{PLAYER}').dataset.step >= 30",
+    page.wait_for_function(f"() => +document.querySelector('{PLAYER}')?.dataset.step >= 30",
                            timeout=120_000)
     assert_layout_holds(page, "playing")
     page.click(f"{PLAYER} .fe-play")  # Pause
@@ -80,7 +80,7 @@ def test_map_accuracy_and_narration_stay_on_screen(page: Page, wait_for_app, wid
     expect(page.locator(PLAYER)).to_have_attribute("data-theme", other, timeout=30_000)
     assert_layout_holds(page, "after a theme switch")
     page.click(f"{PLAYER} .fe-play")
-    page.wait_for_function(f"() => +document.querySelector('{PLAYER}').dataset.step >= 60",
+    page.wait_for_function(f"() => +document.querySelector('{PLAYER}')?.dataset.step >= 60",
                            timeout=120_000)
     assert_layout_holds(page, "playing after a theme switch")
 
