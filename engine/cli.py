@@ -195,6 +195,12 @@ def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str
 def main(argv=None) -> int:
     """Entry point; bad input exits 2 with one line naming the setting, divergence exits 3."""
     args = build_parser().parse_args(argv)
+    with guard.machine_memory():
+        return _dispatch(args)
+
+
+def _dispatch(args) -> int:
+    """Run the parsed command; bad input exits 2, divergence 3."""
     try:
         if args.command == "presets":
             return cmd_presets()
