@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 from ..config import ConfigError
 from .spec import SweepSpec
@@ -16,6 +17,19 @@ class SweepPreset:
     spec: SweepSpec
     claim: str
     expected: str
+
+
+def majority_coefficient(d: int, size: int) -> float:
+    """|Maj^(S)| for |S| = size on d bits (d odd): E[Maj(x) Π_S x_i], counted exactly."""
+    total = sum(comb(size, a) * comb(d - size, b) * (-1) ** a * (1 if d - 2 * (a + b) > 0 else -1)
+                for a in range(size + 1) for b in range(d - size + 1))
+    return abs(total) / 2**d
+
+
+def parity_threshold(d: int, k: int) -> float:
+    """(2/ξ_{k−1})²: the n at which step 1's signal ½ξ_{k−1} per relevant bit passes the
+    sampling noise 1/√n (spec §3.5; ≈ 5 400 at d = 11, k = 4)."""
+    return (2 / majority_coefficient(d, k - 1)) ** 2
 
 
 # uniform parity at the spec's d = 11 and a second d = 15, n log-spaced across both thresholds
