@@ -94,9 +94,11 @@ def azl_error_figure():
     fig = _lines(df, axes, "test_err", ("network", "two_layer"), "n",
                  "AZL world: test error over N at 900 SGD steps (network = 3-layer ResNet; "
                  "mean ± std, 3 seeds)")
-    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"},
-                  annotation_text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}",
-                  annotation_position="top right")
+    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"})
+    fig.add_annotation(x=1, xref="paper", y=math.log10(threshold), yref="y", xanchor="right",
+                       yanchor="top", showarrow=False,
+                       text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}")
+    fig.data[0].name = "3-layer ResNet (network)"
     fig.update_yaxes(type="log")
     return fig
 

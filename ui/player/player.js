@@ -167,7 +167,8 @@ const FE = (() => {
     ctx.setLineDash([4, 4]); ctx.beginPath(); ctx.arc(cx, cy, k, 0, 2 * Math.PI); ctx.stroke();
     ctx.setLineDash([]);
     ctx.fillStyle = th.muted; ctx.font = F("", 12);
-    ctx.textAlign = "right"; ctx.textBaseline = "bottom"; ctx.fillText(plane.x, side + pw, cy - 3);
+    // below the axis and clear of the +u₁ star (a 12 px marker) at its right end
+    ctx.textAlign = "right"; ctx.textBaseline = "top"; ctx.fillText(plane.x, side + pw, cy + 16);
     ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.fillText(plane.y, cx + 4, top);
   }
 
