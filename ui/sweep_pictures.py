@@ -22,7 +22,7 @@ from engine.config import from_dict
 from engine.sweep.presets import parity_threshold
 from scripts.serve import CHROMIUM_ARGS, find_chromium
 from ui import sweep_data as sd
-from ui.azl_figures import THRESHOLD_TEXT
+from ui.azl_figures import threshold_line
 from ui.figures import heatmap, lines
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,10 +94,7 @@ def azl_error_figure():
     fig = _lines(df, axes, "test_err", ("network", "two_layer"), "n",
                  "AZL world: test error over N at 900 SGD steps (network = 3-layer ResNet; "
                  "mean ± std, 3 seeds)")
-    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"})
-    fig.add_annotation(x=1, xref="paper", y=math.log10(threshold), yref="y", xanchor="right",
-                       yanchor="top", showarrow=False,
-                       text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}")
+    threshold_line(fig, threshold, right=True)  # the ResNet's line crosses it at the left
     fig.data[0].name = "3-layer ResNet (network)"
     fig.update_yaxes(type="log")
     return fig
