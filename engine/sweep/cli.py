@@ -55,8 +55,8 @@ def add_parser(sub) -> None:
                    help="train the seeds of a setting as one batched computation (network, rf, "
                         "one_step, two_step; README 'Batched seeds')")
     s.add_argument("--sweep-preset", default=None,
-                   help="a named sweep (separation-vs-k, structure-strength); --grid, --seeds "
-                        "and --methods then override its parts")
+                   help="a named sweep (" + ", ".join(sweep_presets.SWEEP_PRESETS) + "); "
+                        "--grid, --seeds and --methods then override its parts")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
 
 

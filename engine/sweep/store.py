@@ -100,7 +100,8 @@ class Store:
         return {r[0] for r in self.db.execute("SELECT key FROM results")}
 
     def write(self, rows: list[dict], replace: bool = False) -> int:
-        """Insert one unit's rows and curves atomically; returns how many rows were new."""
+        """Insert one unit's rows and curves atomically (a row without an EXTRA_FIELDS value
+        stores NULL there); returns how many rows were new."""
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         before = self.count()
@@ -110,7 +111,8 @@ class Store:
                 cols = ["key", *names, "seed", "method", *SUMMARY, "device", "batched",
                         "code_version", "config", "created"]
                 vals = [row["key"], *row["setting"].values(), row["seed"], row["method"],
-                        *(row[k] for k in SUMMARY), row["device"], row["batched"],
+                        *(row[k] if k not in EXTRA_FIELDS else row.get(k) for k in SUMMARY),
+                        row["device"], row["batched"],
                         row["code_version"], row["config"], stamp]
                 quoted = ", ".join(f'"{c}"' for c in cols)
                 self.db.execute(f"{verb} INTO results ({quoted}) VALUES "
