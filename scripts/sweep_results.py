@@ -1,4 +1,4 @@
-"""Run a preset sweep into docs/results/sweep-NAME.sqlite and write its printed table,
+"""Run a preset sweep into a fresh docs/results/sweep-NAME.sqlite and write its printed table,
 docs/results/sweep-NAME.txt (the claim, the command, the code, the cost, mean (std) over seeds
 of the summaries the sweep holds), then its picture (ui.sweep_pictures). One command per sweep:
 
@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine.sweep import load
+from engine.sweep.integrity import remove_store
 from engine.sweep.presets import SWEEP_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,8 +34,12 @@ def command(name: str) -> str:
     return f".venv/bin/python -m engine sweep --sweep-preset {name} --out docs/results/sweep-{name}"
 
 
-def run(name: str) -> float:
-    """Run the sweep (rows already stored are kept); its wall seconds."""
+def run(name: str, resume: bool) -> float:
+    """Run the sweep into a fresh store (resume: keep the rows stored); its wall seconds. A row's
+    key holds the code version, so after an engine change a kept store would hold both
+    versions' rows side by side, and the table and picture would average them."""
+    if not resume:
+        remove_store(OUT / f"sweep-{name}.sqlite")
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "engine", "sweep", "--sweep-preset", name, "--out",
                     str(OUT / f"sweep-{name}")], cwd=ROOT, check=True,
@@ -80,6 +85,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m scripts.sweep_results", description=__doc__)
     p.add_argument("names", nargs="+", help="one of " + ", ".join(SWEEP_PRESETS))
     p.add_argument("--table-only", action="store_true", help="rewrite the table, no training")
+    p.add_argument("--resume", action="store_true",
+                   help="keep the stored rows (a sweep cut off midway; same engine only)")
     args = p.parse_args(argv)
     bad = [n for n in args.names if n not in SWEEP_PRESETS]
     if bad:
@@ -87,7 +94,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     for name in args.names:
-        wall = None if args.table_only else run(name)
+        wall = None if args.table_only else run(name, args.resume)
         print(write(name, wall).relative_to(ROOT))
         subprocess.run([sys.executable, "-m", "ui.sweep_pictures", name], cwd=ROOT, check=True)
     return 0
