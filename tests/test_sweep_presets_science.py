@@ -14,7 +14,7 @@ import pytest
 from engine.compare import Comparison
 from engine.config import ConfigError
 from engine.sweep import SweepSpec, load, run_sweep
-from engine.sweep.presets import SWEEP_PRESETS
+from engine.sweep.presets import SWEEP_PRESETS, majority_coefficient, parity_threshold
 from engine.sweep.rows import EXTRA_FIELDS
 from engine.sweep.spec import check
 from engine.sweep.store import Store
@@ -117,3 +117,15 @@ def test_a_store_from_before_the_new_fields_gains_their_columns(tmp_path):
     have = {r[1] for r in sqlite3.connect(path).execute("PRAGMA table_info(results)")}
     assert set(EXTRA_FIELDS) <= have
     assert all(r["share_1"] is None for r in load(path)[2])
+
+
+def test_parity_threshold_is_the_spec_s_majority_coefficient():
+    """ξ_ℓ = |Maj^(S)|, |S| = ℓ, counted exactly: spec §3.5's ξ₁ = 0.246, ξ₃ = 0.0273 (d = 11),
+    ξ₃ = 0.0161 (d = 15), ξ₅ = 0.0016 (d = 21); (2/ξ₃)² ≈ 5 400 and 15 400."""
+    assert majority_coefficient(11, 1) == pytest.approx(0.246, abs=5e-4)
+    assert majority_coefficient(11, 3) == pytest.approx(0.0273, abs=5e-5)
+    assert majority_coefficient(15, 3) == pytest.approx(0.0161, abs=5e-5)
+    assert majority_coefficient(21, 5) == pytest.approx(0.0016, abs=5e-5)
+    assert majority_coefficient(11, 2) == 0  # even sets: Maj is odd
+    assert parity_threshold(11, 4) == pytest.approx(5400, rel=0.01)
+    assert parity_threshold(15, 4) == pytest.approx(15400, rel=0.01)
