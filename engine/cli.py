@@ -10,7 +10,7 @@ from . import guard, scenarios
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
-from .methods import DEFAULT_METHODS, METHODS
+from .methods import DEFAULT_METHODS, NAMES
 from .procedures import check_methods, procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
     r.add_argument("--methods", default=None,
-                   help="comma-separated subset of: " + ", ".join(METHODS) + " (default: the "
+                   help="comma-separated subset of: " + ", ".join(NAMES) + " (default: the "
                         "procedure's own, " + ",".join(DEFAULT_METHODS) + " for the paper's)")
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
@@ -74,9 +74,9 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
 def parse_methods(text: str) -> tuple[str, ...]:
     """Comma-separated method names, validated."""
     names = tuple(m.strip() for m in text.split(",") if m.strip())
-    bad = [m for m in names if m not in METHODS]
+    bad = [m for m in names if m not in NAMES]
     if bad or not names:
-        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(NAMES))
     twice = sorted({m for m in names if names.count(m) > 1})
     if twice:
         raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")

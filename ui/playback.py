@@ -58,6 +58,7 @@ def meta(state: AppState, run_id: str) -> dict:
     return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
             "truth": live.has_truth(state), "gfl": dirs is not None,
+            "plane": live.plane_axes(state),
             "score": "mse" if explore_text.regression(state.explore.run.history[0]) else "acc"}
 
 

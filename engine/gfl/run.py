@@ -16,7 +16,7 @@ from .learners import Learner
 from .net import init_net, loss_of
 from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, KEEP_WEIGHTS, GFLOptions
 from .prepare import prepare
-from .probes import layer_probes
+from .probes import layer_probes, plane_basis, plane_map
 
 
 def stage_rule(cfg) -> tuple[str, float]:
@@ -124,12 +124,17 @@ class GFLRun:
         return snap
 
     def _embedding(self, w: np.ndarray) -> np.ndarray:
-        """The map of the neuron directions with ±D_1 as the stars (a frozen layer: unchanged)."""
+        """The map of the neuron directions with ±D_1 as the stars (a frozen layer: unchanged):
+        for a subspace truth its plane (probes.plane_map), else the cosine MDS."""
         prev = self.history[-1].embedding if self.history else None
         frozen = self.t >= 2 and not self.learner.trains_w
         if frozen and prev is not None:
             return prev
-        return mds.embed(w, self.prep.dirs.vectors[0], prev)
+        star = self.prep.dirs.vectors[0]
+        basis = plane_basis(self.prep.dirs)
+        if basis is not None:
+            return plane_map(mds.with_stars(w, star), basis).astype(np.float32)
+        return mds.embed(w, star, prev)
 
     def summary(self) -> dict:
         """Final accuracy (binary) or MSE / Var(y) (regression), the coverage as 'cos'."""

@@ -45,21 +45,6 @@ def test_bad_input_is_one_line_naming_the_field(argv, field, capsys):
     assert err.count("\n") == 1 and field in err and "not allowed" in err
 
 
-def test_sweep_n_keeps_the_step_budget(tmp_path, capsys):
-    """sweep-n: one row per (N, method), every N trained for about the same number of steps."""
-    out = tmp_path / "sweep.json"
-    argv = ["sweep-n", "--ns", "200,400", "--seeds", "1", "--out", str(out),
-            "--set", "n=400", "--set", "n_test=1200", "--set", "m=32", "--set", "epochs=4",
-            "--set", "drop_epoch=2"]
-    assert main(argv) == 0
-    rows = json.loads(out.read_text())["rows"]
-    assert [(r["N"], r["method"]) for r in rows] == [(200, "resnet3"), (200, "two_layer"),
-                                                     (400, "resnet3"), (400, "two_layer")]
-    assert {r["steps"] for r in rows} == {16}
-    assert main(["sweep-n", "--ns", "10"]) == 2
-    assert "N=" in capsys.readouterr().err
-
-
 def test_the_registered_world_trains_from_the_engine_cli(tmp_path, capsys):
     """python -m engine run --preset azl-resnet: the world's methods by default (network =
     resnet3, ntk, rf = last layer), test error / c_F / c_G in the table and the report; another
