@@ -73,7 +73,9 @@ def aggregate(per_seed: list[dict]) -> dict:
         entry = {}
         extra = [k for k in (*dict(EXTRA_ROWS), *REGRESSION_KEYS) if k in per_seed[0][method]]
         for key in [k for k, _ in ROWS] + extra:
-            vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
+            # a regression world's accuracy is nan: no mean or spread of it
+            vals = [s[method][key] for s in per_seed
+                    if s[method].get(key) is not None and math.isfinite(s[method][key])]
             entry[key] = statistics.fmean(vals) if vals else None
             entry[key + "_std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
         entry["per_seed"] = [s[method] for s in per_seed]
