@@ -2,9 +2,10 @@
 network = Algorithm 1 (step 1, then W and a trained); one_step = Algorithm 4 (step 1, then only a);
 rf = W⁽⁰⁾ kept, a trained (its step 1 is the reset of a alone); ntk = the model linearised at
 θ⁽⁰⁾ = (W⁽⁰⁾, a⁽⁰⁾), its increments trained. b never changes (Algorithm 7 re-draws it once,
-after step 1, for every method but the NTK). Steps t ≥ 2 are the classifier stage: mini-batches
-of the fixed training set, Adam with step η (the project's paper schedule's choice), no weight
-decay; optimizer=sgd gives the source's plain gradient steps, of size η/L."""
+after step 1, for every method but the NTK). Steps t ≥ 2 are the classifier stage on (mini-)
+batches of the fixed training set, no weight decay, one rule per block for every method:
+Adam with step η (the default, docs/gfl.md says why), or the source's plain gradient steps of
+size c/L (optimizer=sgd; optimizer_w for W alone), L by power iteration once per run."""
 
 from __future__ import annotations
 

@@ -33,7 +33,9 @@ def test_the_cli_report_carries_the_gfl_numbers(tmp_path, preset, key):
 def test_the_progress_lines_of_a_regression_world_give_mse_over_var(capsys):
     """A regression world's accuracy is nan: its progress lines print test MSE / Var(y)."""
     assert main(["run", "--preset", "gfl-multi-index", *SMALL]) == 0
-    lines = [ln for ln in capsys.readouterr().err.splitlines() if " test: " in ln]
+    printed = capsys.readouterr()
+    assert "\nTest MSE/Var  ours " in printed.out  # the table's row titles keep their column
+    lines = [ln for ln in printed.err.splitlines() if " test: " in ln]
     assert lines and all("nan" not in ln for ln in lines), lines
     last = dict(kv.split("=") for kv in lines[-1].split(" test: ")[1].split())
     assert set(last) == {"network", "ntk", "rf", "one_step"}
