@@ -180,9 +180,13 @@ def _train(comp, quiet: bool) -> None:
 
 
 def _test_number(snap) -> float:
-    """A snapshot's test accuracy, or its test error in a regression world."""
+    """A snapshot's test accuracy, or its regression figure (AZL's test error, a GFL world's test
+    MSE / Var(y)): the accuracy of a regression world is nan."""
     extra = getattr(snap, "extra", {})
-    return extra["test_err"] if "test_err" in extra else snap.test_acc
+    for key in ("test_err", "test_mse_ratio"):
+        if key in extra:
+            return extra[key]
+    return snap.test_acc
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:

@@ -45,4 +45,4 @@ P90_TARGET = 3.0  # the 90th-percentile rule: max_j |⟨w⁽¹⁾, D_j⟩| reach
 P90 = 0.9
 SIGMA_W = 1.0
 DEFAULT_ETA = 0.01  # the classifier stage's Adam step when the setting η is auto
-DEFAULT_SGD_ETA = 1.0  # optimizer=sgd: plain SGD with step η/L (L: engine.gfl.learners)
+DEFAULT_SGD_ETA = 1.0  # c of the plain step c/L (optimizer=sgd or optimizer_w=sgd)

@@ -19,12 +19,16 @@ from .prepare import prepare
 from .probes import layer_probes, plane_basis, plane_map
 
 
-def stage_rule(cfg) -> tuple[str, float]:
-    """The classifier stage's optimizer and step: Adam with η (auto 0.01), or with
-    optimizer=sgd plain SGD with step η/L (auto η = 1)."""
-    if cfg.optimizer == "sgd":
-        return "sgd", cfg.eta or DEFAULT_SGD_ETA
-    return "adam", cfg.eta or DEFAULT_ETA
+def stage_rule(cfg) -> dict[str, tuple[str, float]]:
+    """The classifier stage's rule per block: a by the setting optimizer (auto: adam) with η,
+    W by optimizer_w (auto or same: a's rule) with η_w; Adam's η auto is 0.01, plain steps'
+    c auto is 1 (the step is c/L)."""
+    rule_a = "adam" if cfg.optimizer == "auto" else cfg.optimizer
+    rule_w = rule_a if cfg.optimizer_w in ("auto", "same") else cfg.optimizer_w
+    auto = {"adam": DEFAULT_ETA, "sgd": DEFAULT_SGD_ETA}
+    eta_a = cfg.eta or auto[rule_a]
+    eta_w = cfg.eta_w or (eta_a if rule_w == rule_a else auto[rule_w])
+    return {"a": (rule_a, eta_a), "w": (rule_w, eta_w)}
 
 
 def start_net(cfg, prep, opts: GFLOptions):
