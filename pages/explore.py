@@ -76,10 +76,4 @@ if not mode.on:
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")
     if state.explore.world is not None:
-        with st.expander("Step sizes of this run"):
-            st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
-                       "the classifier stage's rule); the same numbers are in the JSON report.")
-            # 4 significant digits: η⁽¹⁾ ≈ 4e-8 and λ_w⁽¹⁾ ≈ 1e7 in one column style
-            sig4 = st.column_config.NumberColumn(format="%.4g")
-            st.dataframe(state.explore.world.schedule.rows(), hide_index=True,
-                         column_config={name: sig4 for name in ("η", "λ_w", "λ_a", "σ_ξ")})
+        view.step_sizes(state)
