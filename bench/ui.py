@@ -15,7 +15,8 @@ measures from the browser's side, for each setting:
   pause         ms from the Pause click until the last change of the shown step
   play start    seconds from Play to step 1 and to step 2 on screen, Play pressed as soon as
                 step 0 is drawn ("at once") and 3 s later (a teacher talks over step 0 first),
-                on a page just opened and right after a setting changed (a new run)
+                on a page just opened and right after a setting changed (a new run), and the
+                batches of frames the player saw go missing (a gap it had to ask for again)
 Prints the figures and writes them as JSON to bench/results/ui-<date>.json.
 """
 
@@ -155,7 +156,8 @@ def play_start_s(page, url: str, args: argparse.Namespace, delay_s: float,
     page.wait_for_timeout(delay_s * 1000)
     seen = page.evaluate(PLAY_START_JS)
     page.click(f"{PLAYER} .fe-play")  # Pause
-    return {"step1_s": seen.get("1"), "step2_s": seen.get("2")}
+    return {"step1_s": seen.get("1"), "step2_s": seen.get("2"),
+            "lost_batches": int(dataset(page).get("gaps") or 0)}
 
 
 def play_starts(page, url: str, args: argparse.Namespace) -> dict:
@@ -217,7 +219,7 @@ def report(res: dict) -> None:
               f"pause {r['pause_ms']} ms")
         for when, t in r["play_start"].items():
             print(f"  Play {when}: step 1 after {t['step1_s']:.2f} s, "
-                  f"step 2 after {t['step2_s']:.2f} s")
+                  f"step 2 after {t['step2_s']:.2f} s, {t.get('lost_batches')} batches lost")
 
 
 def main(argv: list[str] | None = None) -> int:

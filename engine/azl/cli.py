@@ -41,7 +41,7 @@ def settings(args) -> dict:
         if "=" not in pair:
             raise ConfigError("--set", pair, "KEY=VALUE, e.g. m=200")
         key, value = (part.strip() for part in pair.split("=", 1))
-        values[key] = value if key == "variant" else _number(value)
+        values[key] = value if key in ("variant", "fc_bias") else _number(value)
     if args.seed is not None:
         values["seed"] = args.seed
     return values

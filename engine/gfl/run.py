@@ -14,7 +14,7 @@ from ..finite import DivergenceError
 from ..scenarios._common import ScenarioSnapshot
 from .learners import Learner
 from .net import init_net, loss_of
-from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, KEEP_WEIGHTS, GFLOptions
+from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, ETA1_RULE_TEXT, KEEP_WEIGHTS, GFLOptions
 from .prepare import prepare
 from .probes import layer_probes, plane_basis, plane_map
 
@@ -63,6 +63,20 @@ class GFLRun:
     def eta1(self) -> float | None:
         """The step-1 scale η⁽¹⁾ of W (None for RF and the NTK)."""
         return self.learner.eta1
+
+    def step_sizes(self) -> list[dict]:
+        """The step sizes this run uses, one row per stage (the columns of Schedule.rows()):
+        None where a value is set by a step not yet taken (η⁽¹⁾ at step 1, SGD's L at step 2)."""
+        lrn, rows = self.learner, []
+        if not lrn.linear:  # the NTK has no reset step: its classifier stage starts at step 1
+            rows.append(_step_one_row(self.method, lrn.eta1, self.opts))
+        adam = lrn.stage == "adam"
+        rule = (f"adam, step η = {lrn.lr:g}, no weight decay" if adam else
+                f"sgd, step η/L with η = {lrn.lr:g}, L = λ_max(E ψψᵀ) (set at its first step)")
+        rows.append({"stage": f"steps {1 if lrn.linear else 2}-{self.T}",
+                     "η": lrn.lr if adam else lrn.stage_eta, "λ_w": 0.0, "λ_a": 0.0,
+                     "σ_ξ": None, "batch": f"mini-batch of {lrn.batch}", "rule": rule})
+        return rows
 
     def step(self):
         """Take one step and return its snapshot (DivergenceError on NaN or Inf)."""
@@ -160,6 +174,20 @@ class GFLRun:
                     seen.add(id(arr))
                     total += arr.nbytes
         return total
+
+
+def _step_one_row(method: str, eta1: float | None, opts: GFLOptions) -> dict:
+    """Step 1, the reset on the full sample: W⁽¹⁾ = −η⁽¹⁾∇_W L (λ⁽¹⁾ = 1/η⁽¹⁾), a rescaled."""
+    if method == "rf":
+        rule = "W⁽⁰⁾ kept; a⁽¹⁾ = −∇_a L / max |∇_a L|"
+    else:
+        moves_a = "a⁽¹⁾ rescaled to max |a| = 1" if opts.step1_moves_a else "a kept"
+        rule = f"reset: {ETA1_RULE_TEXT[opts.eta1_rule]} (set at step 1); {moves_a}"
+    if opts.rebias:
+        rule += "; b re-drawn N(0, 1)"
+    lam = 1.0 / eta1 if eta1 else None
+    return {"stage": "step 1", "η": eta1, "λ_w": lam, "λ_a": None, "σ_ξ": None,
+            "batch": "full", "rule": rule}
 
 
 def _stage(t: int, linear: bool) -> str:

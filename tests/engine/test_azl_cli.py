@@ -33,6 +33,7 @@ def test_report_carries_the_contract(tmp_path, capsys):
 @pytest.mark.parametrize("argv, field", [
     (["run", "--set", "m=0"], "m="),
     (["run", "--set", "variant=k9"], "variant="),
+    (["run", "--set", "fc_bias=learned"], "fc_bias="),
     (["run", "--preset", "nope"], "preset="),
     (["run", "--methods", "resnet3,bogus"], "methods="),
     (["run", "--seeds", "0"], "--seeds="),

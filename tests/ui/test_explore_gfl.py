@@ -121,3 +121,16 @@ def test_the_multi_index_map_is_the_projection_onto_the_relevant_plane():
     snap = run.history[1]  # the engine's own map of the step: the same plane
     unit = snap.weights / np.linalg.norm(snap.weights, axis=1, keepdims=True)
     assert np.allclose(snap.embedding[:width], unit @ U, atol=1e-5)
+
+
+def test_the_step_sizes_are_the_gfl_procedures_own():
+    """A GFL world's table shows Algorithm 1's step sizes read from the run (it showed the
+    paper schedule's three rows, which that run never uses)."""
+    at, _ = frames_after("gfl-xor")
+    run = state(at).explore.run
+    table = next(e for e in at.expander if e.label == "Step sizes of this run").dataframe[0].value
+    assert list(table["stage"]) == ["step 1", f"steps 2-{run.T}"]
+    assert run.eta1 is not None and table["η"][0] == pytest.approx(run.eta1)
+    assert table["λ_w"][0] == pytest.approx(1 / run.eta1)
+    assert "90th percentile" in table["rule"][0] and table["batch"][0] == "full"
+    assert table["η"][1] == pytest.approx(run.learner.lr) and table["rule"][1].startswith("adam")
