@@ -70,12 +70,11 @@ class GFLRun:
         lrn, rows = self.learner, []
         if not lrn.linear:  # the NTK has no reset step: its classifier stage starts at step 1
             rows.append(_step_one_row(self.method, lrn.eta1, self.opts))
-        adam = lrn.stage == "adam"
-        rule = (f"adam, step η = {lrn.lr:g}, no weight decay" if adam else
-                f"sgd, step η/L with η = {lrn.lr:g}, L = λ_max(E ψψᵀ) (set at its first step)")
-        rows.append({"stage": f"steps {1 if lrn.linear else 2}-{self.T}",
-                     "η": lrn.lr if adam else lrn.stage_eta, "λ_w": 0.0, "λ_a": 0.0,
-                     "σ_ξ": None, "batch": f"mini-batch of {lrn.batch}", "rule": rule})
+        trained = ("a", "w") if lrn.trains_w else ("a",)
+        steps = lrn.stage_eta or {}
+        for block in trained:  # one row per block: Algorithm 1 may give a and W different rules
+            rows.append(_stage_row(block, lrn.stage[block], steps.get(block),
+                                   1 if lrn.linear else 2, self.T, lrn.batch))
         return rows
 
     def step(self):
@@ -188,6 +187,19 @@ def _step_one_row(method: str, eta1: float | None, opts: GFLOptions) -> dict:
     lam = 1.0 / eta1 if eta1 else None
     return {"stage": "step 1", "η": eta1, "λ_w": lam, "λ_a": None, "σ_ξ": None,
             "batch": "full", "rule": rule}
+
+
+def _stage_row(block: str, rule: tuple, step: float | None, first: int, T: int,
+               batch: int) -> dict:
+    """The classifier stage's row for one block: Adam's η, or plain steps c/L (L set at the
+    stage's first step, None before it)."""
+    kind, value = rule
+    name = "W" if block == "w" else "a"
+    text = (f"{name}: adam, step η = {value:g}, no weight decay" if kind == "adam" else
+            f"{name}: sgd, step c/L with c = {value:g}, L = λ_max(E ψψᵀ) (set at its first step)")
+    return {"stage": f"steps {first}-{T}", "η": value if kind == "adam" else step,
+            "λ_w": 0.0, "λ_a": 0.0, "σ_ξ": None, "batch": f"mini-batch of {batch}",
+            "rule": text}
 
 
 def _stage(t: int, linear: bool) -> str:

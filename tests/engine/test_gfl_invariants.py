@@ -128,10 +128,13 @@ def test_step_sizes_are_the_ones_the_run_takes():
     for run in (net, ntk):
         run.step()
         run.step()
-    first, later = net.step_sizes()
+    first, row_a, row_w = net.step_sizes()
     assert first["η"] == net.eta1 > 0 and first["λ_w"] == pytest.approx(1 / net.eta1)
-    # η/L with L taken at step 2's start (the net has moved since: recomputed, L differs by 0.02 %)
-    assert later["η"] == net.learner.stage_eta
-    assert later["η"] == pytest.approx(net.learner.lr / net.learner.smoothness(), rel=0.01)
-    assert later["stage"] == "steps 2-6" and later["rule"].startswith("sgd")
-    assert [r["stage"] for r in ntk.step_sizes()] == ["steps 1-6"]
+    # c/L with one L over both blocks, taken at step 2's start (the net has moved since:
+    # recomputed, L differs slightly)
+    lrn = net.learner
+    assert (row_a["η"], row_w["η"]) == (lrn.stage_eta["a"], lrn.stage_eta["w"])
+    assert row_w["η"] == pytest.approx(lrn.stage["w"][1] / lrn.smoothness(("a", "w")), rel=0.01)
+    assert row_w["stage"] == "steps 2-6" and row_w["rule"].startswith("W: sgd")
+    assert row_a["rule"].startswith("a: sgd")
+    assert [r["stage"] for r in ntk.step_sizes()] == ["steps 1-6", "steps 1-6"]

@@ -129,8 +129,11 @@ def test_the_step_sizes_are_the_gfl_procedures_own():
     at, _ = frames_after("gfl-xor")
     run = state(at).explore.run
     table = next(e for e in at.expander if e.label == "Step sizes of this run").dataframe[0].value
-    assert list(table["stage"]) == ["step 1", f"steps 2-{run.T}"]
+    assert list(table["stage"]) == ["step 1", f"steps 2-{run.T}", f"steps 2-{run.T}"]
     assert run.eta1 is not None and table["η"][0] == pytest.approx(run.eta1)
     assert table["λ_w"][0] == pytest.approx(1 / run.eta1)
     assert "90th percentile" in table["rule"][0] and table["batch"][0] == "full"
-    assert table["η"][1] == pytest.approx(run.learner.lr) and table["rule"][1].startswith("adam")
+    for row, block in ((1, "a"), (2, "w")):  # the network trains a and W, each by its rule
+        kind, eta = run.learner.stage[block]
+        assert kind == "adam" and table["η"][row] == pytest.approx(eta)
+        assert table["rule"][row].startswith(("a: adam", "W: adam")[row - 1])
