@@ -82,10 +82,14 @@ CLI_CASES = {  # id -> arguments after `run --quiet`; every one must be refused 
 
 @pytest.fixture
 def out_dir(tmp_path, monkeypatch):
-    """A directory holding an old report; the guard's limits at their defaults."""
+    """A directory holding an old report; the guard's limits at the server defaults."""
     for name in list(os.environ):
         if name.startswith("FEX_"):
             monkeypatch.delenv(name)
+    # the server's memory limit, set as a host would: on the command line an unset one means
+    # half of the machine's memory (engine.guard.machine_memory), and the memory case must be
+    # refused on any machine
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", "1024")
     (tmp_path / "report.json").write_text('{"old": true}')
     return tmp_path
 
