@@ -70,11 +70,16 @@ if not state.explore.timer_on and not mode.on:
     view.downloads(state)
 if not mode.on:
     with st.expander("What is measured"):
-        st.write(explore_text.probes(cfg))
+        st.write(explore_text.probes(cfg, state.explore.run))
         st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")
-    if state.explore.world is not None:
+    if hasattr(state.explore.run, "step_sizes"):  # the AZL world: SGD per method
+        with st.expander("Step sizes of this run"):
+            st.caption("SGD with momentum and weight decay, every step size ×0.1 from the drop "
+                       "on (docs/azl.md); the same numbers are in the JSON report's config.")
+            st.dataframe(state.explore.run.step_sizes(), hide_index=True)
+    elif state.explore.world is not None:
         with st.expander("Step sizes of this run"):
             st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
                        "the classifier stage's rule); the same numbers are in the JSON report.")

@@ -227,7 +227,7 @@ class FEPlayer {
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt, st.meta);
     for (const k of ["acc", "align", "grad"]) {
-      const shown = k === "acc" || (st.meta.gfl ? k === "align" : st.meta.truth);
+      const shown = k === "acc" || !!st.meta.azl || (st.meta.gfl ? k === "align" : st.meta.truth);
       this.cv[k].style.display = shown ? "" : "none";
       if (!shown) continue;
       FE.drawSeries(this.cv[k], st, i, specs[k], th);

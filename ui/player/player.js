@@ -36,7 +36,8 @@ const FE = (() => {
       this.meta = meta; this.run = meta.run; this.n = 0; this.done = false; this.error = "";
       this.pos = []; this.scale = []; this.cos = []; this.sgn = []; this.text = [];
       this.s = {step: [], stage: [], train: [], test: [], cosmax: [], frac: [], share: [],
-        zero: [], plus: [], minus: [], counts: [], cover: [], rel: []};
+        zero: [], plus: [], minus: [], counts: [], cover: [], rel: [], errs: [], cf: [], cg: [],
+        purity: [], vsup: []};
       this.extent = 1e-9;
     }
     append(fr, start) {
@@ -120,7 +121,7 @@ const FE = (() => {
     const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
     const bySign = opt.colour === "sign", counted = m.marks.some((mk) => mk.count);
     const perDirection = m.marks.some((mk) => mk.slot !== undefined);
-    const notes = perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
+    const notes = m.azl ? [m.azl.count_note] : perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
       : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
