@@ -30,7 +30,7 @@ Object.assign(FE, (() => {
       ctx.fillStyle = th.muted; ctx.fillText(spec.fmt(v), 4, Y(v));
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
-    if (spec.hline) hline(ctx, spec.hline, Y, left, w - right, th);
+    if (spec.hline) hline(ctx, spec.hline, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
@@ -127,12 +127,15 @@ Object.assign(FE, (() => {
   }
 
   /* A dashed level across the plot, its words just above it at the left (the AZL world's kα²). */
-  function hline(ctx, line, Y, a, b, th) {
-    const y = Y(line.y);
+  function hline(ctx, line, Y, panels, th) {
+    const y = Y(line.y), [a, b] = panels[panels.length - 1];  // the words in the whole-run panel
     ctx.strokeStyle = th.fg; ctx.lineWidth = 1.5; ctx.setLineDash([7, 4]);
-    ctx.beginPath(); ctx.moveTo(a, y); ctx.lineTo(b, y); ctx.stroke(); ctx.setLineDash([]);
-    ctx.fillStyle = th.fg; ctx.textBaseline = "bottom";
-    fitFont(ctx, line.text, "italic", 12, b - a - 12); ctx.fillText(line.text, a + 6, y - 3);
+    for (const [p, q] of panels) { ctx.beginPath(); ctx.moveTo(p, y); ctx.lineTo(q, y); ctx.stroke(); }
+    ctx.setLineDash([]); ctx.fillStyle = th.fg; ctx.textBaseline = "bottom";
+    const size = fitFont(ctx, line.text, "italic", 12, b - a - 12), tw = ctx.measureText(line.text).width;
+    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.8;  // readable over the curves it crosses
+    ctx.fillRect(a + 3, y - 5 - size * FE.textScale(), tw + 6, size * FE.textScale() + 3);
+    ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
   const pct = (v) => v + " %";
