@@ -95,9 +95,7 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         pos.append(np.round(xy / s * 32767).astype("<i2"))
         scale.append(s)
         cos.append(np.round(np.clip(c, -1, 1) * 127).astype(np.int8))
-        # no single output weight per neuron in the AZL world (A is k×m): every sign +
-        a = np.ones(len(c)) if snap.a is None else np.asarray(snap.a)
-        sign.append(np.where(a >= 0, 1, -1).astype(np.int8))
+        sign.append(_signs(snap, len(c)))
         cols["step"].append(snap.step)
         cols["stage"].append(snap.stage)
         train, test = explore_text.scores(snap)
@@ -119,6 +117,13 @@ def pack(state: AppState, start: int, stop: int) -> dict:
     return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,
             "cos": _b64(np.concatenate(cos)) if cos else "",
             "sign": _b64(np.concatenate(sign)) if sign else ""}
+
+
+def _signs(snap, n: int) -> np.ndarray:
+    """The sign of each neuron's output weight a_i as int8; all + in the AZL world, whose
+    neurons have no single output weight (A is k×m)."""
+    a = np.ones(n) if snap.a is None else np.asarray(snap.a)
+    return np.where(a >= 0, 1, -1).astype(np.int8)
 
 
 def _gfl_columns(cols: dict, state: AppState, i: int) -> None:
