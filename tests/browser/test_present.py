@@ -18,10 +18,11 @@ LAYOUT_JS = """() => {
 
 
 # what the AZL frames put on screen: the map's stars (neurons + 32 rows of marks), whether the
-# test-error chart is shown, and the number of labelled star groups
+# test-error chart is shown, the number of labelled star groups, whether the colour menu shows
 AZL_SHOWN = """() => { const p = globalThis.FE_PLAYER, m = p.store.meta;
   return {stars: m.points - m.neurons, acc: p.cv.acc.style.display !== 'none',
-          kinds: p.cv.map.feStars.length}; }"""
+          kinds: p.cv.map.feStars.length,
+          colourMenu: p.colour.parentElement.style.display !== 'none'}; }"""
 
 
 def layout_problems(page: Page) -> list[str]:
@@ -85,7 +86,9 @@ def test_map_accuracy_and_narration_stay_on_screen(page: Page, wait_for_app, wid
     open_present(page, wait_for_app, width, height, theme, preset)
     if preset == "azl-resnet":  # the world's own chart and words, not the accuracy chart's
         expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("kα² = 0.72")
-        assert page.evaluate(AZL_SHOWN) == {"stars": 32, "acc": True, "kinds": 8}
+        # no "sign of a_i" colouring: the AZL neurons have no single output weight
+        assert page.evaluate(AZL_SHOWN) == {"stars": 32, "acc": True, "kinds": 8,
+                                            "colourMenu": False}
     assert_layout_holds(page, "opened")
     page.click(f"{PLAYER} .fe-play")
     page.wait_for_function(f"() => +document.querySelector('{PLAYER}')?.dataset.step >= 30",

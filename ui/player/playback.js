@@ -104,6 +104,7 @@ class FEPlayer {
   setStore(store, startAt) {
     this.pause(false); this.store = store; this.cur = 0; this.wantStep = startAt || 0;
     this.root.dataset.run = store.run;
+    this.colour.parentElement.style.display = store.meta.azl ? "none" : "";  // no a_i to colour by
     this.update();
   }
 

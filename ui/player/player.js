@@ -119,7 +119,8 @@ const FE = (() => {
     const [ctx, w, h] = fitCanvas(cv);
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
-    const bySign = opt.colour === "sign", counted = m.marks.some((mk) => mk.count);
+    // the AZL world's neurons have no single output weight a_i (A is k×m): cosine colours only
+    const bySign = opt.colour === "sign" && !m.azl, counted = m.marks.some((mk) => mk.count);
     const perDirection = m.marks.some((mk) => mk.slot !== undefined);
     const notes = m.azl ? [m.azl.count_note] : perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
       : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
