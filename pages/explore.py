@@ -24,8 +24,7 @@ show_url_warnings(state)
 
 cfg = state.cfg
 head = st.empty()  # the summary shows at once, before a slow setup
-head.markdown(f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
-              f"schedule={cfg.schedule} · seed={cfg.seed}")
+head.markdown(explore_text.header(cfg))
 live.ensure_run(state)
 if state.explore.guard_error:
     st.error(state.explore.guard_error[1], icon=":material/block:")

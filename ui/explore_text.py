@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from engine.config import Config
+from engine.config import Config, summary_line
 from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
+from engine.scenarios.azl_hier import SCENARIO as AZL_SCENARIO
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -177,6 +178,17 @@ AZL_PROBES = (
     "colour per pair r; a count is the neurons within cos 0.9 of one of that pair's four "
     "stars. Pair purity = mean over neurons of max_r (w²_{2r−1} + w²_{2r}) / ‖w‖²; V's share = "
     "the share of ‖V‖² on out₁…out₄, the coordinates G reads (docs/azl.md).")
+
+
+def header(cfg: Config) -> str:
+    """The setting in one line above the player (the AZL world's own settings for it: no p_o,
+    no paper schedule)."""
+    if cfg.scenario == AZL_SCENARIO:
+        return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · "
+                f"m={cfg.m}** · n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · "
+                f"seed={cfg.seed}")
+    return (f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
+            f"schedule={cfg.schedule} · seed={cfg.seed}")
 
 
 def probes(cfg: Config, run=None) -> str:

@@ -83,6 +83,8 @@ def test_the_narration_quotes_the_snapshot_c_f_and_c_g(played):
         assert c_f == pytest.approx(snap.extra["c_F"], abs=0.006), text
         assert c_g == pytest.approx(snap.extra["c_G"], abs=0.006), text
         assert f"Step {step} · 3-layer ResNet" in text and "kα² = 0.72" in text
+    head = next(md.value for md in at.markdown if "AZL world" in md.value)
+    assert "k=8 outputs" in head and "p_o" not in head and "schedule" not in head
     measured = next(e for e in at.expander if e.label == "What is measured")
     assert "pair stars" in measured.markdown[0].value
 
