@@ -9,7 +9,7 @@ import numpy as np
 
 from engine.config import Config, summary_line
 from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
-from engine.scenarios.azl_hier import SCENARIO as AZL_SCENARIO
+from engine.scenarios import world
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -181,9 +181,9 @@ AZL_PROBES = (
 
 
 def header(cfg: Config) -> str:
-    """The setting in one line above the player (the AZL world's own settings for it: no p_o,
-    no paper schedule)."""
-    if cfg.scenario == AZL_SCENARIO:
+    """The setting in one line above the player (a world the resnet3 procedure trains, the AZL
+    world: its own settings, no p_o and no paper schedule)."""
+    if "resnet3" in world(cfg).procedures:
         return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · "
                 f"m={cfg.m}** · n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · "
                 f"seed={cfg.seed}")
