@@ -15,7 +15,8 @@ measures from the browser's side, for each setting:
   pause         ms from the Pause click until the last change of the shown step
   play start    seconds from Play to step 1 and to step 2 on screen, Play pressed as soon as
                 step 0 is drawn ("at once") and 3 s later (a teacher talks over step 0 first),
-                on a page just opened and right after a setting changed (a new run)
+                on a page just opened and right after a setting changed (a new run), and the
+                batches of frames the player saw go missing (a gap it had to ask for again)
 Prints the figures and writes them as JSON to bench/results/ui-<date>.json.
 """
 
@@ -50,9 +51,12 @@ def wait_player(page, timeout_s: float, old_run: str | None = None) -> None:
 
 
 def first_chart_s(page, timeout_s: float) -> float:
-    """One p_o slider step; seconds until the new run's step 0 is drawn."""
+    """One step of the p_o slider (or, in a world that does not read p_o, of the first slider
+    it shows); seconds until the new run's step 0 is drawn."""
     old = dataset(page)["run"]
-    slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")
+    sliders = page.locator('[data-testid="stSlider"]')
+    chosen = sliders.filter(has_text="p_o")
+    slider = (chosen if chosen.count() else sliders).first.get_by_role("slider")
     slider.focus()
     t0 = time.perf_counter()
     page.keyboard.press("ArrowRight")
@@ -152,7 +156,8 @@ def play_start_s(page, url: str, args: argparse.Namespace, delay_s: float,
     page.wait_for_timeout(delay_s * 1000)
     seen = page.evaluate(PLAY_START_JS)
     page.click(f"{PLAYER} .fe-play")  # Pause
-    return {"step1_s": seen.get("1"), "step2_s": seen.get("2")}
+    return {"step1_s": seen.get("1"), "step2_s": seen.get("2"),
+            "lost_batches": int(dataset(page).get("gaps") or 0)}
 
 
 def play_starts(page, url: str, args: argparse.Namespace) -> dict:
@@ -164,7 +169,7 @@ def play_starts(page, url: str, args: argparse.Namespace) -> dict:
 
 
 def measure_one(page, url: str, args: argparse.Namespace) -> dict:
-    starts = play_starts(page, url, args)
+    starts = {} if args.skip_play_start else play_starts(page, url, args)
     page.goto(url)
     wait_for_app_run(page, timeout_ms=args.timeout * 1000)
     wait_player(page, args.timeout)
@@ -214,7 +219,7 @@ def report(res: dict) -> None:
               f"pause {r['pause_ms']} ms")
         for when, t in r["play_start"].items():
             print(f"  Play {when}: step 1 after {t['step1_s']:.2f} s, "
-                  f"step 2 after {t['step2_s']:.2f} s")
+                  f"step 2 after {t['step2_s']:.2f} s, {t.get('lost_batches')} batches lost")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--changes", type=int, default=5, help="p_o changes to time")
     ap.add_argument("--play-s", type=float, default=12.0, help="seconds of Play to sample")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per wait")
+    ap.add_argument("--skip-play-start", action="store_true",
+                    help="leave out the four Play-start measurements")
     ap.add_argument("--out", type=Path, default=None, help="JSON file (default bench/results/)")
     args = ap.parse_args(argv)
     if find_chromium() is None:

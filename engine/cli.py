@@ -10,7 +10,7 @@ from . import guard, scenarios
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
-from .methods import DEFAULT_METHODS, METHODS
+from .methods import DEFAULT_METHODS, NAMES
 from .procedures import check_methods, procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
     r.add_argument("--methods", default=None,
-                   help="comma-separated subset of: " + ", ".join(METHODS) + " (default: the "
+                   help="comma-separated subset of: " + ", ".join(NAMES) + " (default: the "
                         "procedure's own, " + ",".join(DEFAULT_METHODS) + " for the paper's)")
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
@@ -74,9 +74,9 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
 def parse_methods(text: str) -> tuple[str, ...]:
     """Comma-separated method names, validated."""
     names = tuple(m.strip() for m in text.split(",") if m.strip())
-    bad = [m for m in names if m not in METHODS]
+    bad = [m for m in names if m not in NAMES]
     if bad or not names:
-        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(NAMES))
     twice = sorted({m for m in names if names.count(m) > 1})
     if twice:
         raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")
@@ -180,9 +180,13 @@ def _train(comp, quiet: bool) -> None:
 
 
 def _test_number(snap) -> float:
-    """A snapshot's test accuracy, or its test error in a regression world."""
+    """A snapshot's test accuracy, or its regression figure (AZL's test error, a GFL world's test
+    MSE / Var(y)): the accuracy of a regression world is nan."""
     extra = getattr(snap, "extra", {})
-    return extra["test_err"] if "test_err" in extra else snap.test_acc
+    for key in ("test_err", "test_mse_ratio"):
+        if key in extra:
+            return extra[key]
+    return snap.test_acc
 
 
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
@@ -195,6 +199,12 @@ def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str
 def main(argv=None) -> int:
     """Entry point; bad input exits 2 with one line naming the setting, divergence exits 3."""
     args = build_parser().parse_args(argv)
+    with guard.machine_memory():
+        return _dispatch(args)
+
+
+def _dispatch(args) -> int:
+    """Run the parsed command; bad input exits 2, divergence 3."""
     try:
         if args.command == "presets":
             return cmd_presets()

@@ -7,7 +7,7 @@ import time
 from .config import Config, validate
 from .linear_probe import fit
 from .lockstep import Lockstep
-from .methods import BY_NAME, DEFAULT_METHODS, METHODS, make_run
+from .methods import BY_NAME, DEFAULT_METHODS, NAMES, make_run
 from .procedures import procedure_of
 from .run import World
 from .worlds import build_world
@@ -19,10 +19,10 @@ class Comparison(Lockstep):
     def __init__(self, cfg: Config, methods=DEFAULT_METHODS, device: str = "auto",
                  space: str = "auto", embed: bool = False, feature_cache: bool = True):
         self.cfg = validate(cfg)
-        unknown = [m for m in methods if m not in METHODS]
+        unknown = [m for m in methods if m not in NAMES]
         if unknown:
             raise ValueError(f"unknown method(s) {', '.join(unknown)}; choose from "
-                             f"{', '.join(METHODS)}")
+                             f"{', '.join(NAMES)}")
         # a procedure trains its own methods (gfl: network, ntk, rf, one_step); the pages ask for
         # the paper's six, so the others are left out here (the CLI refuses them up front)
         runs_with = procedure_of(self.cfg).methods

@@ -18,6 +18,7 @@ Times are CPU seconds of one thread (serve with OMP_NUM_THREADS=1, see docs/host
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .config import Config, ConfigError
@@ -76,6 +77,31 @@ class Estimate:
         """One line for the UI or the CLI."""
         return (f"about {self.memory_mb:.0f} MB and {self.seconds:.0f} s "
                 f"(mostly {self.dominant})")
+
+
+def machine_memory_mb() -> float:
+    """This machine's physical memory in MB (0 where the OS does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (AttributeError, OSError, ValueError):
+        return 0.0
+
+
+@contextmanager
+def machine_memory():
+    """On the command line (the user's own machine) an unset FEX_MAX_MEMORY_MB means half of
+    this machine's memory, at least the server default: the 1024 MB default is a shared
+    server's share, and two sweep workers with their runs already need about that much.
+    Restored on exit, so that an in-process caller keeps the server default."""
+    if os.environ.get("FEX_MAX_MEMORY_MB", "").strip():
+        yield
+        return
+    default = LIMITS["FEX_MAX_MEMORY_MB"][0]
+    os.environ["FEX_MAX_MEMORY_MB"] = f"{max(default, machine_memory_mb() / 2):.0f}"
+    try:
+        yield
+    finally:
+        os.environ.pop("FEX_MAX_MEMORY_MB", None)
 
 
 def limit(name: str) -> float:

@@ -13,14 +13,16 @@ from .method_table import (
     FROZEN_BASES,
     LABELS,
     METHODS,
+    NAMES,
+    OWN,
     REGISTRY,
     Method,
 )
 from .run import Run, World
 
 # the registry's public names: the table's, then this module's factory and protocol
-__all__ = ["BY_NAME", "DEFAULT_METHODS", "FROZEN_BASES", "LABELS", "METHODS", "REGISTRY",
-           "Method", "MethodRun", "make_run"]
+__all__ = ["BY_NAME", "DEFAULT_METHODS", "FROZEN_BASES", "LABELS", "METHODS", "NAMES", "OWN",
+           "REGISTRY", "Method", "MethodRun", "make_run"]
 
 
 @runtime_checkable
@@ -48,7 +50,7 @@ def make_run(method: str, world: World, world_ns: World | None = None,
     world's own trainer), else the engine's Run (network, RF, One/Two Step) or NTKRun;
     *_no_structure methods use world_ns."""
     if method not in BY_NAME:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+        raise ValueError(f"unknown method {method!r}; choose from {', '.join(NAMES)}")
     info = BY_NAME[method]
     w = world if info.structure else world_ns
     if w is None:

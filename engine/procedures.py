@@ -6,7 +6,8 @@ picks one ("auto" = the world's first); engine.methods.make_run asks it for a me
            hinge loss), or a world's own run where its module has make_run (teacher_student)
   fcb2022  Frei, Chatterji & Bartlett's trainer (engine/scenarios/fcb_run.py), its world's own
   resnet3  Allen-Zhu & Li's 3-layer ResNet and its baselines (engine/azl), its world's own run;
-           the engine's method names stand for them (network = resnet3, ntk, rf = last layer)
+           the engine's method names stand for them (network = resnet3, ntk, rf = last layer;
+           two_layer is its own)
   gfl      Shi's Algorithm 1 (engine/gfl): 4m neurons with init (3.9), b fixed, a reset step on
            the full sample, then the classifier stage; methods network, ntk, rf, one_step
 """
@@ -24,8 +25,10 @@ from .gfl.run import GFLRun
 from .method_table import METHODS
 from .preset import COLUMNS
 
-# the engine's method names the AZL world's own run maps (engine/scenarios/azl_hier.py)
+# the engine's method names the AZL world's own run maps (engine/scenarios/azl_hier.py); its
+# two_layer is a method of that world alone (engine.method_table.OWN)
 AZL_METHODS = ("network", "ntk", "rf")
+AZL_ALL = (*AZL_METHODS, "two_layer")
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ REGISTRY = (
     Procedure("fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)",
               ("binary",), METHODS, _world_run, COLUMNS),
     Procedure("resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",),
-              AZL_METHODS, _world_run, AZL_METHODS),
+              AZL_ALL, _world_run, AZL_METHODS),
     Procedure("gfl", "Shi 2024, Algorithm 1 (gradient feature learning)",
               ("binary", "regression"), GFL_METHODS, _gfl_run,
               GFL_METHODS),

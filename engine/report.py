@@ -73,7 +73,9 @@ def aggregate(per_seed: list[dict]) -> dict:
         entry = {}
         extra = [k for k in (*dict(EXTRA_ROWS), *REGRESSION_KEYS) if k in per_seed[0][method]]
         for key in [k for k, _ in ROWS] + extra:
-            vals = [s[method][key] for s in per_seed if s[method].get(key) is not None]
+            # a regression world's accuracy is nan: no mean or spread of it
+            vals = [s[method][key] for s in per_seed
+                    if s[method].get(key) is not None and math.isfinite(s[method][key])]
             entry[key] = statistics.fmean(vals) if vals else None
             entry[key + "_std"] = statistics.pstdev(vals) if len(vals) > 1 else 0.0
         entry["per_seed"] = [s[method] for s in per_seed]
@@ -209,9 +211,11 @@ def summary_table(report: dict) -> str:
     methods = report["methods"]
     names = list(methods)
     width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
-    lines = [" " * 16 + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
+    row_titles = rows_for(methods[m] for m in names) or ROWS
+    title_w = max(9, *(len(title) + 1 for _, title in row_titles))  # "Train MSE/Var" is 13
+    lines = [" " * (title_w + 7) + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
-    for key, title in rows_for(methods[m] for m in names) or ROWS:
+    for key, title in row_titles:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
         if report.get("seeds", 1) > 1:
             rows.append(("± std", lambda m, k=key: _std_cell(k, methods[m])))
@@ -220,7 +224,7 @@ def summary_table(report: dict) -> str:
             rows.append(("diff", lambda m, k=key: cell(k, methods[m].get("diff", {}).get(k),
                                                        True)))
         for i, (label, fn) in enumerate(rows):
-            head = f"{title if i == 0 else '':<9}{label:<7}"
+            head = f"{title if i == 0 else '':<{title_w}}{label:<7}"
             lines.append(head + "".join(f"{fn(m):>{width}}" for m in names))
     return "\n".join(lines)
 

@@ -54,6 +54,7 @@ def live_panel() -> None:
     # it, with blank charts for a moment. A tick of the fragment alone sends fresh frames.
     full_run, state.explore.page_run = state.explore.page_run, False
     if not full_run:
+        player_view.tick_started(state)
         live.compute(state, player_view.session(state))
     player_view.mount(state, theme=mode.theme, present=mode.on)
     sync_url()  # the player's view changes rerun this fragment only
@@ -73,16 +74,5 @@ if not mode.on:
         st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")
-    if hasattr(state.explore.run, "step_sizes"):  # the AZL world: SGD per method
-        with st.expander("Step sizes of this run"):
-            st.caption("SGD with momentum and weight decay, every step size ×0.1 from the drop "
-                       "on (docs/azl.md); the same numbers are in the JSON report's config.")
-            st.dataframe(state.explore.run.step_sizes(), hide_index=True)
-    elif state.explore.world is not None:
-        with st.expander("Step sizes of this run"):
-            st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
-                       "the classifier stage's rule); the same numbers are in the JSON report.")
-            # 4 significant digits: η⁽¹⁾ ≈ 4e-8 and λ_w⁽¹⁾ ≈ 1e7 in one column style
-            sig4 = st.column_config.NumberColumn(format="%.4g")
-            st.dataframe(state.explore.world.schedule.rows(), hide_index=True,
-                         column_config={name: sig4 for name in ("η", "λ_w", "λ_a", "σ_ξ")})
+    if state.explore.world is not None:
+        view.step_sizes(state)

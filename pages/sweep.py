@@ -43,13 +43,13 @@ if df.empty or not axes:
 
 methods = list(dict.fromkeys(df["method"]))
 c1, c2, c3 = st.columns(3)
-metric = c1.selectbox("summary", list(sd.METRICS), format_func=sd.METRICS.get)
+metric = c1.selectbox("summary", sd.metrics(df), format_func=sd.METRICS.get)
 x = c3.selectbox("x axis", axes)
-others = [a for a in axes if a != x]
+others = sd.free_axes(df, axes, [x])  # a setting tied to x (D = d) is no second axis
 y = c3.selectbox("y axis", others) if others else None
 
 fixed = {}
-for name in [a for a in axes if a not in (x, y)]:
+for name in sd.free_axes(df, axes, [a for a in (x, y) if a is not None]):
     values = sorted(df[name].unique())
     fixed[name] = st.selectbox(f"{name} (fixed)", values, index=sd.opening_index(values, name))
 
@@ -74,7 +74,8 @@ def heat_panel(column) -> None:
         return
     xs = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[x].unique()}
     ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
-    setting = {x: xs[str(points[0]["x"])], y: ys[str(points[0]["y"])], **fixed}
+    setting = sd.whole_setting(df, axes, {x: xs[str(points[0]["x"])],
+                                          y: ys[str(points[0]["y"])], **fixed})
     explore, compare = sd.cell_links(spec, setting, tuple(methods))
     where = ", ".join(f"{k}={v}" for k, v in setting.items())
     st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")

@@ -4,7 +4,7 @@ Shared by the browser tests (tests/browser/conftest.py) and scripts/screenshots.
 
     from scripts.serve import start_app, wait_for_app_run
 
-    with start_app() as server:    # streamlit run app.py on 127.0.0.1:<free port>
+    with start_app() as server:    # streamlit run asgi.py on 127.0.0.1:<free port>
         page.goto(server.url)
         wait_for_app_run(page)     # connected, script run finished
         print(server.log_text())
@@ -124,7 +124,7 @@ def _tail(text: str, lines: int = 60) -> str:
 
 def start_app(
     *,
-    app: str = "app.py",
+    app: str = "asgi.py",
     host: str = "127.0.0.1",
     port: int | None = None,
     log_path: str | os.PathLike | None = None,
@@ -134,6 +134,9 @@ def start_app(
     attempts: int = 3,
 ) -> AppServer:
     """Start `python -m streamlit run <app>` from the repo root and wait for /_stcore/health.
+
+    The default is what scripts/run.sh and the Docker image serve (asgi.py: app.py with the
+    middlewares); `streamlit run app.py` logs two 404s on a page opened by its own address.
 
     With `port=None` a free port is chosen (and re-chosen if another process grabs it first).
     Raises RuntimeError, with the tail of the server log, if the server exits or is not

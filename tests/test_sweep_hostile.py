@@ -303,3 +303,24 @@ def test_run_counts_the_seed_kept_for_the_report(monkeypatch, capsys):
         code = exc.code
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: --seeds=3 is not allowed"), err
+
+
+def test_command_line_memory_cap_is_the_machines_and_is_restored(monkeypatch):
+    """The README's `--sweep-preset separation-vs-k --workers 2` needs about 1029 MB together:
+    refused under the 1024 MB server default, allowed on the command line (half of this
+    machine's memory), and the server default is back once the command returns."""
+    monkeypatch.delenv("FEX_MAX_MEMORY_MB", raising=False)
+    parsed = build_parser().parse_args(["sweep", "--sweep-preset", "separation-vs-k",
+                                        "--workers", "2", "--out", "unused"])
+    spec = spec_from_args(parsed)
+    with pytest.raises(guard.ResourceError, match="--workers"):
+        check(spec, batch=False, workers=2)
+    assert guard.machine_memory_mb() / 2 > 1100, "this test needs a machine with > 2.2 GB"
+    with guard.machine_memory():
+        assert guard.limit("FEX_MAX_MEMORY_MB") == pytest.approx(guard.machine_memory_mb() / 2,
+                                                                  abs=1)
+        check(spec, batch=False, workers=2)
+    assert guard.limit("FEX_MAX_MEMORY_MB") == 1024
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", "700")  # a limit the user set is kept
+    with guard.machine_memory():
+        assert guard.limit("FEX_MAX_MEMORY_MB") == 700

@@ -3,6 +3,8 @@ snapshot scalars): test error per method with the kα² line, and c_F / c_G over
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -24,6 +26,17 @@ def _xy(rows: list[dict], key: str) -> tuple[list, list]:
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
+def threshold_line(fig: go.Figure, threshold: float, right: bool = False) -> go.Figure:
+    """The dashed line kα² with its words just under it at the left (or right) end, on a log y
+    axis (Plotly reads an annotation's y there in log10 units: add_hline's own label sat at
+    10^kα², not at kα²)."""
+    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"})
+    fig.add_annotation(x=float(right), xref="paper", y=math.log10(threshold), yref="y",
+                       xanchor="right" if right else "left", yanchor="top", showarrow=False,
+                       text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}")
+    return fig
+
+
 def error_figure(history: dict, threshold: float, height: int = 420) -> go.Figure:
     """Test error E‖out − y‖² per method (log scale) with the line kα² labelled."""
     fig = go.Figure()
@@ -31,9 +44,7 @@ def error_figure(history: dict, threshold: float, height: int = 420) -> go.Figur
         x, y = _xy(rows, "test_err")
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=LABELS.get(method, method),
                                  line={"color": COLORS.get(method, "#555555")}))
-    fig.add_hline(y=threshold, line={"dash": "dash", "color": "#444444"},
-                  annotation_text=f"kα² = {threshold:.2f}: {THRESHOLD_TEXT}",
-                  annotation_position="top left")
+    threshold_line(fig, threshold)
     fig.update_layout(height=height, margin=MARGIN, xaxis_title="SGD step",
                       yaxis_title="test error E‖out − y‖²", yaxis_type="log",
                       title="Test error per method")

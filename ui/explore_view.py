@@ -65,3 +65,25 @@ def _report(state: AppState) -> str:
                           {"setup_s": state.explore.build_s, "train_s": run.history[-1].elapsed},
                           preset=PRESETS.get(state.preset) if state.preset else None)
     return json.dumps(report, indent=1)
+
+
+def step_sizes(state: AppState) -> None:
+    """The "Step sizes of this run" table: a run's own rows where it has them (the GFL procedure:
+    η⁽¹⁾ by the world's calibration rule, the classifier stage's rule; the AZL world: SGD per
+    method, with its own note), else the schedule's."""
+    own = getattr(state.explore.run, "step_sizes", None)
+    with st.expander("Step sizes of this run"):
+        if own is not None:
+            st.caption(getattr(state.explore.run, "step_sizes_note", None) or
+                       "What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's "
+                       "calibration rule, then the classifier stage's rule. A value that a "
+                       "step sets (η⁽¹⁾, SGD's L) shows once that step is taken.")
+            rows = own()
+        else:
+            st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
+                       "the classifier stage's rule); the same numbers are in the JSON report.")
+            rows = state.explore.world.schedule.rows()
+        # 4 significant digits: η⁽¹⁾ ≈ 4e-8 and λ_w⁽¹⁾ ≈ 1e7 in one column style
+        sig4 = st.column_config.NumberColumn(format="%.4g")
+        st.dataframe(rows, hide_index=True,
+                     column_config={name: sig4 for name in ("η", "λ_w", "λ_a", "σ_ξ")})

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.methods import BY_NAME, LABELS, REGISTRY
+from engine.methods import BY_NAME, LABELS, OWN, REGISTRY
 from ui import explore_text
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
 # method and its "w/o structure" twin share the colour and differ in dash and marker.
-COLORS = {m.name: m.color for m in REGISTRY if m.structure}  # one per base method
-MARKERS = {m.name: m.marker for m in REGISTRY if m.structure}
+COLORS = {m.name: m.color for m in REGISTRY + OWN if m.structure}  # one per base method
+MARKERS = {m.name: m.marker for m in REGISTRY + OWN if m.structure}
 MARGIN = {"l": 60, "r": 20, "t": 50, "b": 50}
 
 

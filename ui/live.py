@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine import guard, mds, scenarios
 from engine.config import Config, ConfigError
-from engine.gfl.probes import layer_probes
+from engine.gfl.probes import layer_probes, plane_basis, plane_map
 from engine.methods import make_run
 from engine.run import DivergenceError
 from engine.scenarios import centre_cosines
@@ -193,16 +193,31 @@ def star_groups(state: AppState) -> list[tuple[str, np.ndarray, int]] | None:
 
 
 def direction_map(state: AppState, i: int, groups) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Map of the neurons and each group's stars (aligned to the previous such frame)."""
+    """Map of the neurons and each group's stars: a subspace truth's own plane (fixed axes
+    u₁, u₂), else cosine MDS aligned to the previous such frame."""
     w = np.asarray(_weights_at(state, i), dtype=np.float64)
     stars = np.vstack([rows for _, rows, _ in groups])
-    prev = state.explore.centre_map[1] if state.explore.centre_map else None
-    emb = mds.align(mds.classical(np.vstack([w, stars])), prev)
-    state.explore.centre_map = (i, emb)
+    dirs = directions(state)
+    basis = None if dirs is None else plane_basis(dirs)
+    if basis is not None:
+        emb = plane_map(np.vstack([w, stars]), basis)
+    else:
+        prev = state.explore.centre_map[1] if state.explore.centre_map else None
+        emb = mds.align(mds.classical(np.vstack([w, stars])), prev)
+        state.explore.centre_map = (i, emb)
     out, at = {}, len(w)
     for name, rows, _ in groups:
         out[name], at = emb[at:at + len(rows)], at + len(rows)
     return emb[:len(w)], state.explore.run.history[i].cos, out
+
+
+def plane_axes(state: AppState) -> dict | None:
+    """The map's title and axis names when it is drawn in the truth's plane, else None."""
+    dirs = directions(state)
+    if dirs is None or plane_basis(dirs) is None:
+        return None
+    return {"title": "Map in the relevant plane span(u₁, u₂): neuron directions projected",
+            "x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
 
 
 def direction_counts(state: AppState, i: int) -> list[int] | None:

@@ -64,7 +64,7 @@ def meta(state: AppState, run_id: str) -> dict:
     return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
             "truth": live.has_truth(state), "gfl": live.directions(state) is not None,
-            "score": score, "azl": azl}
+            "plane": live.plane_axes(state), "score": score, "azl": azl}
 
 
 def azl_meta(run) -> dict | None:

@@ -17,6 +17,17 @@ SPEEDS = (1, 2, 5, 10, 20, 50, 100)  # steps per second of playback (player.js h
 COLOURS = ("cosine", "sign")
 SMOOTHINGS = (0.0, 0.6, 0.9)
 IDLE_S = 8.0  # the fragment timer stays on this long after the last frame was computed
+# After a batch of new frames, the script thread idles this long so that Streamlit's event loop
+# sends it. A fragment run that starts before the send clears that fragment's unsent deltas
+# (AppSession._clear_queue on SCRIPT_STARTED), and after a tick longer than TICK_S (steps 1 and
+# 2 of the paper default, ~0.5 s each) the browser's queued timer ticks start the next run
+# within ~2 ms, inside the GIL's 5 ms switch interval: the batch with step 1 or 2 was dropped
+# and the player waited for its gap to be noticed and resent (step 2 came 2.4 s after step 1).
+FLUSH_S = 0.03
+# A tick that starts this soon after the last batch's FLUSH_S ended was queued behind it; on a
+# loaded machine the send may still not have happened, so that batch goes again (the browser
+# skips frames it holds).
+BACK_TO_BACK_S = 0.02
 
 _component = st.components.v2.component(
     "feature_emergence.player", html="", css=playback.player_css(),
@@ -115,6 +126,14 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     return now - state.explore.idle_since < IDLE_S
 
 
+def tick_started(state: AppState) -> None:
+    """A fragment tick begins: a batch sent just before it may have been cleared unsent."""
+    p = session(state)
+    last = p.pop("last_batch", None)  # (its first frame, when its FLUSH_S ended)
+    if last is not None and time.monotonic() - last[1] < BACK_TO_BACK_S:
+        p["sent"] = min(p["sent"], last[0])
+
+
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     """Send the frames the browser does not have yet (all of them after a reload)."""
     p = session(state)
@@ -126,3 +145,6 @@ def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     _component(key=KEY, data=data, on_want_change=lambda: _on_want(state),
                on_have_change=lambda: _on_have(state), on_view_change=lambda: _on_view(state),
                height="content")
+    if data["frames"]["step"]:
+        time.sleep(FLUSH_S)
+        p["last_batch"] = (data["start"], time.monotonic())

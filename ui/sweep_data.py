@@ -11,9 +11,30 @@ from engine.config import Config, from_dict
 from engine.sweep import load
 from ui.state import url_params
 
-METRICS = {"test_acc": "test accuracy", "train_acc": "train accuracy",
-           "cos": "max cosine to Σ_A M", "steps_95": "steps to 95 % test",
+# the page's summaries, headline scores first (a world reports one of the first three)
+METRICS = {"test_acc": "test accuracy", "test_err": "test error E‖out − y‖²",
+           "test_mse_ratio": "test MSE / Var(y)", "share_1": "relevant share after step 1",
+           "coverage_1": "coverage after step 1", "train_acc": "train accuracy",
+           "cos": "max cosine to Σ_A M", "relevant_share": "relevant share at the end",
+           "coverage": "coverage at the end", "c_F": "c_F (share of F learned)",
+           "c_G": "c_G (share of G learned)", "steps_95": "steps to 95 % test",
            "steps_99": "steps to 99 % test", "time_s": "seconds per run"}
+
+
+def metrics(df: pd.DataFrame) -> list[str]:
+    """The summaries this sweep holds (a store from before a field existed, or a world whose
+    methods do not report it, has NULLs there)."""
+    return [m for m in METRICS if m in df and df[m].notna().any()]
+
+
+def free_axes(df: pd.DataFrame, axes: list[str], by: list[str]) -> list[str]:
+    """The axes not in `by` that still vary once `by` is fixed: a cell list can tie one setting
+    to another (D = d, a step-size drop per n), and a tied one needs no picker."""
+    rest = [a for a in axes if a not in by]
+    if not by:
+        return rest
+    groups = df.groupby(by, dropna=False)
+    return [a for a in rest if (groups[a].nunique(dropna=False) > 1).any()]
 
 
 def load_frame(path) -> tuple[pd.DataFrame, list[str], dict]:
@@ -50,6 +71,13 @@ def over_seeds(values: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     out = g.agg(["mean", "std", "count"]).reset_index()
     out["std"] = out["std"].fillna(0.0)
     return out
+
+
+def whole_setting(df: pd.DataFrame, axes: list[str], setting: dict) -> dict:
+    """`setting` with the values of the axes tied to it (D = d), read from the stored rows."""
+    row = fix_others(df, setting).iloc[0]
+    return {a: setting.get(a, row[a].item() if hasattr(row[a], "item") else row[a])
+            for a in axes}
 
 
 def fix_others(values: pd.DataFrame, fixed: dict) -> pd.DataFrame:

@@ -13,7 +13,6 @@ from ..run import DivergenceError
 from .compare import AZLComparison, parse_methods
 from .config import LABELS, METHODS, from_dict
 from .presets import DEFAULT, PRESETS, get
-from .sweep import SWEEP_N, error_vs_n
 
 TABLE_ROWS = (("test_err", "test error"), ("c_F", "c_F"), ("c_G", "c_G"))
 
@@ -32,12 +31,6 @@ def build_parser() -> OneLineParser:
     r.add_argument("--methods", default=",".join(METHODS), help="subset of " + ",".join(METHODS))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
-    w = sub.add_parser("sweep-n", help="test error vs N: resnet3 against two_layer")
-    w.add_argument("--preset", default=DEFAULT, help="one of " + ", ".join(PRESETS))
-    w.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    w.add_argument("--ns", default=",".join(map(str, SWEEP_N)), help="sample sizes")
-    w.add_argument("--seeds", type=int, default=3, help="seeds 0.. to average, 1 to 20")
-    w.add_argument("--out", help="write the rows as JSON here")
     return p
 
 
@@ -48,7 +41,7 @@ def settings(args) -> dict:
         if "=" not in pair:
             raise ConfigError("--set", pair, "KEY=VALUE, e.g. m=200")
         key, value = (part.strip() for part in pair.split("=", 1))
-        values[key] = value if key == "variant" else _number(value)
+        values[key] = value if key in ("variant", "fc_bias") else _number(value)
     if args.seed is not None:
         values["seed"] = args.seed
     return values
@@ -110,28 +103,6 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_sweep(args) -> int:
-    """Test error vs N at the preset's step budget; one line per (N, method)."""
-    args.seed = None
-    cfg = from_dict(settings(args))
-    try:
-        ns = [int(v) for v in args.ns.split(",")]
-    except ValueError:
-        raise ConfigError("--ns", args.ns, "comma-separated integers, e.g. 1000,3000") from None
-    if not 1 <= args.seeds <= 20:
-        raise ConfigError("--seeds", args.seeds, "an integer in [1, 20]")
-    if args.out is not None:
-        check_out(args.out)
-    rows = error_vs_n(cfg, ns, tuple(range(args.seeds)))
-    for row in rows:
-        print(f"N={row['N']:<6} {LABELS[row['method']]:<16} steps {row['steps']:<5} "
-              f"test error {row['test_err']:.3f}  c_G {row['c_G']:.3f}")
-    print(f"kα² = {cfg.threshold:.2f}")
-    if args.out is not None:
-        write_json(args.out, {"config": cfg.to_dict(), "rows": rows})
-    return 0
-
-
 def _progress(comp: AZLComparison):
     every = max(1, comp.cfg.T // 10)
 
@@ -151,8 +122,6 @@ def main(argv=None) -> int:
             for p in PRESETS.values():
                 print(f"{p.name:<12} {p.title}\n{'':<12} {p.settings or '(defaults)'}")
             return 0
-        if args.command == "sweep-n":
-            return cmd_sweep(args)
         return cmd_run(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

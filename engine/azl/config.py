@@ -15,6 +15,11 @@ METHODS = ("resnet3", "fc3", "two_layer", "ntk", "last_layer")
 LABELS = {"resnet3": "3-layer ResNet", "fc3": "3-layer FC", "two_layer": "2-layer",
           "ntk": "NTK (2-layer)", "last_layer": "last layer (CK)"}
 D_INPUT = 30  # x ∈ {±1}³⁰ in every reading
+# the fully connected nets' biases (fc3, two_layer and its NTK): "fixed" at their random init, the
+# source's reading ("we only train hidden weights for fully connected neural networks following
+# [2]" [L420]; only the ResNet's biases are absorbed into W and V, "W(x, 1)" [L221]); "trained"
+# as the ResNet's (docs/azl.md)
+FC_BIASES = ("fixed", "trained")
 
 # name → (type, lo, hi, help); lo/hi inclusive (lr and friends must be > 0: lo is a tiny floor)
 RANGES = {
@@ -41,6 +46,7 @@ class AZLConfig:
     """Every setting of an AZL run (spec §3.1 proposed defaults)."""
 
     variant: str = "v1v2"
+    fc_bias: str = "fixed"
     n: int = 3000
     n_test: int = 5000
     m: int = 300
@@ -109,6 +115,8 @@ def validate(cfg: AZLConfig) -> AZLConfig:
     """cfg with every setting checked and typed; ConfigError naming the first bad one."""
     if cfg.variant not in VARIANTS:
         raise ConfigError("variant", cfg.variant, "one of " + ", ".join(VARIANTS))
+    if cfg.fc_bias not in FC_BIASES:
+        raise ConfigError("fc_bias", cfg.fc_bias, "one of " + ", ".join(FC_BIASES))
     typed = {name: _coerce(name, getattr(cfg, name)) for name in RANGES}
     if typed["drop_epoch"] > typed["epochs"]:
         raise ConfigError("drop_epoch", cfg.drop_epoch, f"an integer in [0, {cfg.epochs}] "

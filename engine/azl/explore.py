@@ -77,6 +77,9 @@ class ExploreRun:
                 f"V's share on out₁…out₄ (what G reads) {e['v_support']:.2f} "
                 f"({start['v_support']:.2f} at step 0).")
 
+    step_sizes_note = ("SGD with momentum and weight decay, every step size ×0.1 from the drop "
+                       "on (docs/azl.md); the same numbers are in the JSON report's config.")
+
     def step_sizes(self) -> list[dict]:
         """Per method the SGD settings it trains with (Explore's step-size table)."""
         cfg = self.world.cfg

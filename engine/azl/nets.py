@@ -1,8 +1,8 @@
 """The five networks of AZL's Figure 2, from one shared initialisation (spec §3.1.2).
 
 resnet3     out = out₁ + A σ(V out₁ + b₂), out₁ = A σ(Wx + b₁)  (U = VA; W, b₁, V, b₂ trained)
-fc3         out = A σ(U σ(Wx + b₁) + b₂)                         (W, b₁, U, b₂ trained)
-two_layer   out = A σ(Wx + b₁)                                    (W, b₁ trained)
+fc3         out = A σ(U σ(Wx + b₁) + b₂)                         (W, U trained; b₁, b₂ by fc_bias)
+two_layer   out = A σ(Wx + b₁)                                    (W trained; b₁ by fc_bias)
 ntk         out = A (1{W⁽⁰⁾x + b₁⁽⁰⁾ > 0} ⊙ (Wx + b₁))            (two_layer linearised in W, b₁)
 last_layer  out = A σ(W⁽⁰⁾x + b₁⁽⁰⁾)                              (only A trained: the CK)
 A is frozen in all but last_layer. Init: A, V, U, b₂ ~ N(0, 1/m); W, b₁ ~ N(0, 1/d) (the source
@@ -70,12 +70,13 @@ class Net:
 
 
 class TwoLayer(Net):
-    """out = A σ(Wx + b₁); W, b₁ trained."""
+    """out = A σ(Wx + b₁); W trained, b₁ too where train_bias (else fixed at its init)."""
 
-    def __init__(self, init: Init):
+    def __init__(self, init: Init, train_bias: bool = True):
         super().__init__(init)
-        self.W, self.b1 = _trainable(init.W), _trainable(init.b1)
-        self.trained = [self.W, self.b1]
+        self.W = _trainable(init.W)
+        self.b1 = _trainable(init.b1) if train_bias else init.b1
+        self.trained = [self.W, self.b1] if train_bias else [self.W]
 
     def forward(self, x, cache=None):
         """The k outputs."""
@@ -101,12 +102,13 @@ class ResNet3(TwoLayer):
 
 
 class FC3(TwoLayer):
-    """out = A σ(U σ(Wx + b₁) + b₂); W, b₁, U, b₂ trained."""
+    """out = A σ(U σ(Wx + b₁) + b₂); W, U trained, b₁, b₂ too where train_bias."""
 
-    def __init__(self, init: Init):
-        super().__init__(init)
-        self.U, self.b2 = _trainable(init.U), _trainable(init.b2)
-        self.trained += [self.U, self.b2]
+    def __init__(self, init: Init, train_bias: bool = True):
+        super().__init__(init, train_bias)
+        self.U = _trainable(init.U)
+        self.b2 = _trainable(init.b2) if train_bias else init.b2
+        self.trained += [self.U, self.b2] if train_bias else [self.U]
 
     def forward(self, x, cache=None):
         """The k outputs."""
@@ -116,8 +118,8 @@ class FC3(TwoLayer):
 class NTK(TwoLayer):
     """two_layer linearised in its hidden weights: the activation pattern stays W⁽⁰⁾'s."""
 
-    def __init__(self, init: Init):
-        super().__init__(init)
+    def __init__(self, init: Init, train_bias: bool = True):
+        super().__init__(init, train_bias)
         self.W0, self.b10 = init.W, init.b1
 
     def cache(self, x):
@@ -149,3 +151,12 @@ class LastLayer(Net):
 
 NETS = {"resnet3": ResNet3, "fc3": FC3, "two_layer": TwoLayer, "ntk": NTK,
         "last_layer": LastLayer}
+FC_NETS = ("fc3", "two_layer", "ntk")  # the fully connected nets and the 2-layer net's NTK
+
+
+def make_net(method: str, init: Init, fc_bias: str = "fixed") -> Net:
+    """The method's network from the shared init; fc_bias says whether a fully connected net
+    trains its biases (engine.azl.config.FC_BIASES)."""
+    if method in FC_NETS:
+        return NETS[method](init, train_bias=fc_bias == "trained")
+    return NETS[method](init)

@@ -12,7 +12,7 @@ from ..run import DivergenceError
 from ..scenarios._common import ScenarioSnapshot
 from .config import AZLConfig, validate
 from .data import TEST_PROBE, TRAIN_PROBE, AZLData, make_data, pair_stars
-from .nets import NETS, Init, init_weights
+from .nets import Init, init_weights, make_net
 from .probes import fit_numbers, pair_counts, star_cosines, weight_numbers
 
 KEEP_WEIGHTS_EVERY = 10  # first-layer weights kept every this many steps (and the last)
@@ -62,7 +62,7 @@ class AZLRun:
         cfg = world.cfg
         # kind: the AZL method; method: the name the caller knows it by (an engine name)
         self.world, self.method, self.kind, self.cfg = world, method, method, cfg
-        self.net = NETS[method](world.init)
+        self.net = make_net(method, world.init, cfg.fc_bias)
         self.lr0 = {"ntk": cfg.lr_ntk, "last_layer": cfg.lr_last}.get(method, cfg.lr)
         self.opt = torch.optim.SGD(self.net.trained, lr=self.lr0, momentum=cfg.momentum,
                                    weight_decay=cfg.wd)

@@ -2,9 +2,10 @@
 network = Algorithm 1 (step 1, then W and a trained); one_step = Algorithm 4 (step 1, then only a);
 rf = W⁽⁰⁾ kept, a trained (its step 1 is the reset of a alone); ntk = the model linearised at
 θ⁽⁰⁾ = (W⁽⁰⁾, a⁽⁰⁾), its increments trained. b never changes (Algorithm 7 re-draws it once,
-after step 1, for every method but the NTK). Steps t ≥ 2 are the classifier stage: mini-batches
-of the fixed training set, Adam with step η (the project's paper schedule's choice), no weight
-decay; optimizer=sgd gives the source's plain gradient steps, of size η/L."""
+after step 1, for every method but the NTK). Steps t ≥ 2 are the classifier stage on (mini-)
+batches of the fixed training set, no weight decay, one rule per block for every method:
+Adam with step η (the default, docs/gfl.md says why), or the source's plain gradient steps of
+size c/L (optimizer=sgd; optimizer_w for W alone), L by power iteration once per run."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .options import GFLOptions
 from .prepare import Prepared
 
 METHODS = ("network", "ntk", "rf", "one_step")
+POWER_STEPS = 100  # power iterations for L (λ_max of a 1024×1024 Gram: ample)
 
 
 def rebias(net: Net, seed: int) -> Net:
@@ -27,12 +29,12 @@ def rebias(net: Net, seed: int) -> Net:
 class Learner:
     """One method's parameters and its steps."""
 
-    def __init__(self, method: str, net0: Net, prep: Prepared, opts: GFLOptions, stage: tuple,
+    def __init__(self, method: str, net0: Net, prep: Prepared, opts: GFLOptions, stage: dict,
                  batch: int, seed: int):
         if method not in METHODS:
             raise ValueError(f"the gfl procedure runs {', '.join(METHODS)}, not {method!r}")
         self.method, self.prep, self.opts, self.batch = method, prep, opts, batch
-        self.stage, self.lr = stage  # ("adam" | "sgd", η)
+        self.stage = stage  # per block "a", "w": ("adam" | "sgd", η or c)
         self.net0, self.net = net0, net0.clone()
         self.eta1: float | None = None
         self.linear = method == "ntk"
@@ -100,34 +102,55 @@ class Learner:
     def _set(self, name: str, value: torch.Tensor) -> None:
         setattr(self if self.linear else self.net, name, value)
 
-    def tangent_gram(self, x: torch.Tensor) -> torch.Tensor:
-        """K = ΨΨᵀ of the trainable parameters' tangent features ψ(x) = ∂g/∂θ on the rows of x:
-        σ(⟨w_i, x⟩ + b_i) for a, and a_i 1{⟨w_i, x⟩ + b_i > 0} x for w_i."""
+    def block_gram(self, x: torch.Tensor, block: str) -> torch.Tensor:
+        """K = ΨΨᵀ of one block's tangent features ψ(x) = ∂g/∂θ on the rows of x: σ(⟨w_i, x⟩ + b_i)
+        for a, a_i 1{⟨w_i, x⟩ + b_i > 0} x for W (the NTK's at θ⁽⁰⁾)."""
         n = self.net0 if self.linear else self.net
         pre = torch.addmm(n.b, x, n.w.T)
-        feats = torch.relu(pre)
-        gram = feats @ feats.T
-        if self.trains_w:
-            gate = (pre > 0).to(x.dtype) * n.a.abs()
-            gram = gram + (gate @ gate.T) * (x @ x.T)
-        return gram
+        if block == "a":
+            feats = torch.relu(pre)
+            return feats @ feats.T
+        gate = (pre > 0).to(x.dtype) * n.a.abs()
+        return (gate @ gate.T) * (x @ x.T)
 
-    def smoothness(self) -> float:
-        """L = λ_max(E ψψᵀ) on up to 1024 training points (×2 for the squared loss): the
-        classifier stage's plain gradient step is η/L (Algorithm 4's 1/L)."""
+    def smoothness(self, blocks: tuple[str, ...]) -> float:
+        """L = λ_max(E ψψᵀ) of the tangent features of the given blocks together, on up to 1024
+        training points (×2 for the squared loss), by power iteration from a seeded start: the
+        plain gradient step of those blocks is c/L (Algorithm 4's 1/L; one η for a and W, as in
+        Algorithm 1)."""
         x = self.prep.x_train[self.prep.probe_train]
-        top = float(torch.linalg.eigvalsh(self.tangent_gram(x).double())[-1]) / len(x)
+        gram = sum(self.block_gram(x, block) for block in blocks).double() / len(x)
+        gen = torch.Generator().manual_seed(self.seed * 7919 + 0x5A)
+        v = torch.rand(len(x), generator=gen, dtype=torch.float64) + 0.5  # positive: not ⟂ top
+        top = 0.0
+        for _ in range(POWER_STEPS):
+            u = gram @ v
+            top = float(u.norm() / v.norm())
+            if top == 0.0:
+                break
+            v = u / u.norm()
         return top * (2.0 if self.prep.regression else 1.0)
 
+    def _block_steps(self) -> dict[str, float]:
+        """Each trained block's step: η for Adam; c/L for plain steps, L over every block that
+        takes plain steps."""
+        trained = sorted({name[-1] for name in self._names()})  # w, dw → w; a, da → a
+        plain = tuple(b for b in trained if self.stage[b][0] == "sgd")
+        top = self.smoothness(plain) if plain else 0.0
+        return {b: (self.stage[b][1] / top if top > 0 else 0.0) if b in plain
+                else self.stage[b][1] for b in trained}
+
     def _classifier_step(self) -> float:
-        """One mini-batch step: Adam's direction (the engine's, per neuron for W: the same in any
-        basis of x) times η, or the plain gradient times η/L."""
+        """One (mini-)batch step: per block, Adam's direction (the engine's, per neuron for W: the
+        same in any basis of x) times η, or the plain gradient times c/L."""
         p = self.prep
         if self.optimizer is None:
             self.optimizer = Optimizer(dim=p.x_train.shape[1])
-            if self.stage == "sgd":
-                self.stage_eta = self.lr / self.smoothness()
-        idx = torch.randint(len(p.fit_train), (self.batch,), generator=self.batches)
+            self.stage_eta = self._block_steps()
+        if self.batch >= len(p.fit_train):
+            idx = slice(None)
+        else:
+            idx = torch.randint(len(p.fit_train), (self.batch,), generator=self.batches)
         names = self._names()
         leaves = [self._get(n).detach().requires_grad_(True) for n in names]
         for name, leaf in zip(names, leaves, strict=True):
@@ -136,7 +159,8 @@ class Learner:
         grads = torch.autograd.grad(loss, leaves)
         with torch.no_grad():
             for name, leaf, grad in zip(names, leaves, grads, strict=True):
-                step = self.lr * self.optimizer.adam(name, grad) if self.stage == "adam" \
-                    else self.stage_eta * grad
-                self._set(name, leaf.detach() - step)
+                block = name[-1]  # w, dw → w; a, da → a
+                rule = self.stage[block][0]
+                direction = self.optimizer.adam(name, grad) if rule == "adam" else grad
+                self._set(name, leaf.detach() - self.stage_eta[block] * direction)
         return float(loss.detach())

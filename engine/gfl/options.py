@@ -18,6 +18,11 @@ INITS = ("gaussian", "sign")  # N(0, 1) entries, or uniform ±1 (B.479)
 # grid: B.479's b ~ Unif{−1 + 1/k, …, 1 − 1/k} in the units of ±1 inputs (k = dim U)
 BIASES = ("unit", "large", "zero", "bit", "grid")
 ETA1_RULES = ("p90", "rms", "alg6")  # alg6: η⁽¹⁾ = 1/(k·mean_{i, j∈A} |G_ij|) (B.54, ξ estimated)
+ETA1_RULE_TEXT = {  # what each rule calibrates, for the step-size table (engine.gfl.net.calibrate)
+    "p90": "η⁽¹⁾ puts the 90th percentile over neurons of max_j |⟨w_i⁽¹⁾, D_j⟩| at 3·b̃",
+    "rms": "η⁽¹⁾ makes the RMS of ⟨w⁽¹⁾, x⟩ over the sample 1 (Algorithm 7)",
+    "alg6": "η⁽¹⁾ = 1/(k·mean |∇W| over the relevant coordinates) (B.54)",
+}
 
 
 @dataclass(frozen=True)
@@ -45,4 +50,4 @@ P90_TARGET = 3.0  # the 90th-percentile rule: max_j |⟨w⁽¹⁾, D_j⟩| reach
 P90 = 0.9
 SIGMA_W = 1.0
 DEFAULT_ETA = 0.01  # the classifier stage's Adam step when the setting η is auto
-DEFAULT_SGD_ETA = 1.0  # optimizer=sgd: plain SGD with step η/L (L: engine.gfl.learners)
+DEFAULT_SGD_ETA = 1.0  # c of the plain step c/L (optimizer=sgd or optimizer_w=sgd)

@@ -43,3 +43,16 @@ def layer_probes(w: np.ndarray, dirs: Directions) -> dict:
             "relevant_share": float(np.median(shares)) if len(shares) else 0.0,
             "nice_min": int(nice.min()), "nice": nice, "nearest_cos": nearest,
             "nearest_dir": best}
+
+
+def plane_basis(dirs: Directions) -> np.ndarray | None:
+    """d×2: the first two directions of a subspace truth U (multi-index: u₁, u₂), the plane the
+    map is drawn in; None for feature or centre directions (those keep the MDS map)."""
+    basis = dirs.relevant
+    return basis[:, :2] if dirs.kind == "subspace" and basis.shape[1] >= 2 else None
+
+
+def plane_map(w: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """N×2: each row's unit direction projected onto the plane, (⟨ŵ, u₁⟩, ⟨ŵ, u₂⟩); where U is
+    that plane a neuron's distance from the centre is its relevant share ‖P_U w‖/‖w‖."""
+    return unit(np.asarray(w, dtype=np.float64)) @ basis

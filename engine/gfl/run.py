@@ -14,17 +14,21 @@ from ..finite import DivergenceError
 from ..scenarios._common import ScenarioSnapshot
 from .learners import Learner
 from .net import init_net, loss_of
-from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, KEEP_WEIGHTS, GFLOptions
+from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, ETA1_RULE_TEXT, KEEP_WEIGHTS, GFLOptions
 from .prepare import prepare
-from .probes import layer_probes
+from .probes import layer_probes, plane_basis, plane_map
 
 
-def stage_rule(cfg) -> tuple[str, float]:
-    """The classifier stage's optimizer and step: Adam with η (auto 0.01), or with
-    optimizer=sgd plain SGD with step η/L (auto η = 1)."""
-    if cfg.optimizer == "sgd":
-        return "sgd", cfg.eta or DEFAULT_SGD_ETA
-    return "adam", cfg.eta or DEFAULT_ETA
+def stage_rule(cfg) -> dict[str, tuple[str, float]]:
+    """The classifier stage's rule per block: a by the setting optimizer (auto: adam) with η,
+    W by optimizer_w (auto or same: a's rule) with η_w; Adam's η auto is 0.01, plain steps'
+    c auto is 1 (the step is c/L)."""
+    rule_a = "adam" if cfg.optimizer == "auto" else cfg.optimizer
+    rule_w = rule_a if cfg.optimizer_w in ("auto", "same") else cfg.optimizer_w
+    auto = {"adam": DEFAULT_ETA, "sgd": DEFAULT_SGD_ETA}
+    eta_a = cfg.eta or auto[rule_a]
+    eta_w = cfg.eta_w or (eta_a if rule_w == rule_a else auto[rule_w])
+    return {"a": (rule_a, eta_a), "w": (rule_w, eta_w)}
 
 
 def start_net(cfg, prep, opts: GFLOptions):
@@ -59,6 +63,19 @@ class GFLRun:
     def eta1(self) -> float | None:
         """The step-1 scale η⁽¹⁾ of W (None for RF and the NTK)."""
         return self.learner.eta1
+
+    def step_sizes(self) -> list[dict]:
+        """The step sizes this run uses, one row per stage (the columns of Schedule.rows()):
+        None where a value is set by a step not yet taken (η⁽¹⁾ at step 1, SGD's L at step 2)."""
+        lrn, rows = self.learner, []
+        if not lrn.linear:  # the NTK has no reset step: its classifier stage starts at step 1
+            rows.append(_step_one_row(self.method, lrn.eta1, self.opts))
+        trained = ("a", "w") if lrn.trains_w else ("a",)
+        steps = lrn.stage_eta or {}
+        for block in trained:  # one row per block: Algorithm 1 may give a and W different rules
+            rows.append(_stage_row(block, lrn.stage[block], steps.get(block),
+                                   1 if lrn.linear else 2, self.T, lrn.batch))
+        return rows
 
     def step(self):
         """Take one step and return its snapshot (DivergenceError on NaN or Inf)."""
@@ -124,12 +141,17 @@ class GFLRun:
         return snap
 
     def _embedding(self, w: np.ndarray) -> np.ndarray:
-        """The map of the neuron directions with ±D_1 as the stars (a frozen layer: unchanged)."""
+        """The map of the neuron directions with ±D_1 as the stars (a frozen layer: unchanged):
+        for a subspace truth its plane (probes.plane_map), else the cosine MDS."""
         prev = self.history[-1].embedding if self.history else None
         frozen = self.t >= 2 and not self.learner.trains_w
         if frozen and prev is not None:
             return prev
-        return mds.embed(w, self.prep.dirs.vectors[0], prev)
+        star = self.prep.dirs.vectors[0]
+        basis = plane_basis(self.prep.dirs)
+        if basis is not None:
+            return plane_map(mds.with_stars(w, star), basis).astype(np.float32)
+        return mds.embed(w, star, prev)
 
     def summary(self) -> dict:
         """Final accuracy (binary) or MSE / Var(y) (regression), the coverage as 'cos'."""
@@ -151,6 +173,33 @@ class GFLRun:
                     seen.add(id(arr))
                     total += arr.nbytes
         return total
+
+
+def _step_one_row(method: str, eta1: float | None, opts: GFLOptions) -> dict:
+    """Step 1, the reset on the full sample: W⁽¹⁾ = −η⁽¹⁾∇_W L (λ⁽¹⁾ = 1/η⁽¹⁾), a rescaled."""
+    if method == "rf":
+        rule = "W⁽⁰⁾ kept; a⁽¹⁾ = −∇_a L / max |∇_a L|"
+    else:
+        moves_a = "a⁽¹⁾ rescaled to max |a| = 1" if opts.step1_moves_a else "a kept"
+        rule = f"reset: {ETA1_RULE_TEXT[opts.eta1_rule]} (set at step 1); {moves_a}"
+    if opts.rebias:
+        rule += "; b re-drawn N(0, 1)"
+    lam = 1.0 / eta1 if eta1 else None
+    return {"stage": "step 1", "η": eta1, "λ_w": lam, "λ_a": None, "σ_ξ": None,
+            "batch": "full", "rule": rule}
+
+
+def _stage_row(block: str, rule: tuple, step: float | None, first: int, T: int,
+               batch: int) -> dict:
+    """The classifier stage's row for one block: Adam's η, or plain steps c/L (L set at the
+    stage's first step, None before it)."""
+    kind, value = rule
+    name = "W" if block == "w" else "a"
+    text = (f"{name}: adam, step η = {value:g}, no weight decay" if kind == "adam" else
+            f"{name}: sgd, step c/L with c = {value:g}, L = λ_max(E ψψᵀ) (set at its first step)")
+    return {"stage": f"steps {first}-{T}", "η": value if kind == "adam" else step,
+            "λ_w": 0.0, "λ_a": 0.0, "σ_ξ": None, "batch": f"mini-batch of {batch}",
+            "rule": text}
 
 
 def _stage(t: int, linear: bool) -> str:

@@ -5,7 +5,8 @@ The world, its networks and its trainer live in engine/azl/ (docs/azl.md); this 
 record. Until the procedure registry gives the world its own method names, the engine's names
 map onto the AZL methods that are the same thing: network → the 3-layer ResNet (the world's
 network), ntk → the NTK of the 2-layer net, rf → the last layer on fixed random features (the
-conjugate kernel). The 2-layer and 3-layer FC nets run with `python -m engine.azl`.
+conjugate kernel); two_layer (a method of this world alone) → the 2-layer net, for the sweep
+azl-error-vs-n. The 3-layer FC net runs with `python -m engine.azl`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
 
 SCENARIO = "azl_hier"
-ENGINE_METHODS = {"network": "resnet3", "ntk": "ntk", "rf": "last_layer"}
+ENGINE_METHODS = {"network": "resnet3", "ntk": "ntk", "rf": "last_layer",
+                  "two_layer": "two_layer"}
+OFFERED = ("network", "ntk", "rf")  # what Compare, the CLI and the Reproduce card train
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -56,8 +59,8 @@ def make_run(method: str, world, embed: bool = True, freeze_after: int | None = 
     """The AZL run of the engine method that is the same thing (ConfigError for the others)."""
     if method not in ENGINE_METHODS:
         raise ConfigError("methods", method, "network (3-layer ResNet), ntk (NTK of the 2-layer "
-                          "net) or rf (last layer) in the AZL world; python -m engine.azl runs "
-                          "all five of its methods")
+                          "net), rf (last layer) or two_layer in the AZL world; python -m "
+                          "engine.azl runs all five of its methods")
     run = AZLRun(_shared(from_engine(world.cfg)), ENGINE_METHODS[method])
     run.method = method
     return run
@@ -99,5 +102,5 @@ PRESETS = tuple(Preset(p.name, p.title, p.description, p.source,
 RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
-    dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=tuple(ENGINE_METHODS),
+    dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED,
     explore_run=explore_run)

@@ -7,7 +7,7 @@ import sys
 
 from ..config import ConfigError
 from ..echo import plain
-from ..methods import METHODS
+from ..methods import NAMES
 from . import presets as sweep_presets
 from .driver import run_sweep
 from .executors import EXECUTORS
@@ -43,7 +43,7 @@ def add_parser(sub) -> None:
     s.add_argument("--seeds", default=None, help="seeds per cell: seed, seed+1, ... (default 1)")
     s.add_argument("--seed", default="0", help="first seed")
     s.add_argument("--methods", default=None, help="comma-separated subset of: " +
-                   ", ".join(METHODS) + " (default network,ntk,rf,one_step)")
+                   ", ".join(NAMES) + " (default network,ntk,rf,one_step)")
     s.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"))
     s.add_argument("--out", required=True, help="the store: OUT.sqlite (one file per sweep)")
     s.add_argument("--force", action="store_true", help="recompute rows already stored")
@@ -55,8 +55,8 @@ def add_parser(sub) -> None:
                    help="train the seeds of a setting as one batched computation (network, rf, "
                         "one_step, two_step; README 'Batched seeds')")
     s.add_argument("--sweep-preset", default=None,
-                   help="a named sweep (separation-vs-k, structure-strength); --grid, --seeds "
-                        "and --methods then override its parts")
+                   help="a named sweep (" + ", ".join(sweep_presets.SWEEP_PRESETS) + "); "
+                        "--grid, --seeds and --methods then override its parts")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -88,6 +88,15 @@ def spec_from_args(args) -> SweepSpec:
     return spec
 
 
+def score(row: dict) -> str:
+    """A row's headline number: test accuracy, or the regression world's test error (AZL) or
+    test MSE / Var(y)."""
+    for key, label in (("test_acc", ""), ("test_err", "error "), ("test_mse_ratio", "MSE/Var ")):
+        if row.get(key) is not None:
+            return f"{label}{row[key]:.3f}"
+    return "NA"
+
+
 def cmd_sweep(args) -> int:
     """Run the sweep; print one line per finished unit and a final summary."""
     spec = spec_from_args(args)
@@ -97,8 +106,7 @@ def cmd_sweep(args) -> int:
         if args.quiet:
             return
         r = rows[0]
-        accs = " ".join(f"{x['method']}={x['test_acc']:.3f}" for x in rows
-                        if x["seed"] == r["seed"] and x["test_acc"] is not None)
+        accs = " ".join(f"{x['method']}={score(x)}" for x in rows if x["seed"] == r["seed"])
         where = " ".join(f"{k}={v}" for k, v in r["setting"].items()) or "(base)"
         seeds = sorted({x["seed"] for x in rows})
         print(f"[{i}/{n}] {where} seeds={seeds} test: {accs}", file=sys.stderr, flush=True)

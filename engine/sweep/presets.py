@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 from ..config import ConfigError
 from .spec import SweepSpec
@@ -17,6 +18,29 @@ class SweepPreset:
     claim: str
     expected: str
 
+
+def majority_coefficient(d: int, size: int) -> float:
+    """|Maj^(S)| for |S| = size on d bits (d odd): E[Maj(x) Π_S x_i], counted exactly."""
+    total = sum(comb(size, a) * comb(d - size, b) * (-1) ** a * (1 if d - 2 * (a + b) > 0 else -1)
+                for a in range(size + 1) for b in range(d - size + 1))
+    return abs(total) / 2**d
+
+
+def parity_threshold(d: int, k: int) -> float:
+    """(2/ξ_{k−1})²: the n at which step 1's signal ½ξ_{k−1} per relevant bit passes the
+    sampling noise 1/√n (spec §3.5; ≈ 5 400 at d = 11, k = 4)."""
+    return (2 / majority_coefficient(d, k - 1)) ** 2
+
+
+# uniform parity at the spec's d = 11 and a second d = 15, n log-spaced across both thresholds
+# (2/ξ₃)² ≈ 5 400 and 15 400; m = 128 (4m = 512) keeps n = 50 000 within the guard's memory
+PARITY_M = 128
+PARITY_CELLS = tuple((("n", n), ("d", d), ("D", d)) for d in (11, 15)
+                     for n in (1000, 2000, 5000, 10000, 20000, 50000))
+# the AZL world at azl-resnet's 900 SGD steps for every N, the step size dropped at half of them
+# (the epochs grow as N shrinks, so the drop epoch moves with N)
+AZL_CELLS = tuple((("n", n), ("azl_drop_epoch", -(-900 // -(-n // 100)) // 2))
+                  for n in (1000, 2000, 3000, 5000))
 
 SWEEP_PRESETS = {p.name: p for p in [
     SweepPreset(
@@ -36,6 +60,31 @@ SWEEP_PRESETS = {p.name: p for p in [
         "labels efficiently (Theorem 3, 'w/o structure' column).",
         "with structure the network is near 100 % for every p_o (background patterns only add "
         "noise); without structure every method stays near chance"),
+    SweepPreset(
+        "gfl-parity-threshold",
+        SweepSpec("gfl-uniform-parity", {"m": PARITY_M}, (), PARITY_CELLS, 3, 0,
+                  ("one_step", "rf")),
+        "Uniform sparse parity has no input structure, yet one gradient step finds the k "
+        "relevant bits once n passes about (2/ξ_{k−1})² (Diss. B.5.5-B.5.6; spec §3.5).",
+        "the relevant share after step 1 (share_1) stays near √(k/d) (0.60 at d = 11, 0.52 at "
+        "d = 15) for small n and rises above 0.75 once n passes (2/ξ₃)² ≈ 5 400 (d = 11) or "
+        "15 400 (d = 15): the rise moves right with d; RF's share stays at √(k/d)"),
+    SweepPreset(
+        "gfl-xor-gap",
+        SweepSpec("gfl-xor", {}, (("d", (25, 50, 100, 200, 400)),), (), 3, 0,
+                  ("network", "one_step", "rf")),
+        "On Refinetti et al.'s XOR mixture a network trained by Algorithm 1 needs Õ(d^1.5) "
+        "samples while fixed features need Ω(d²) (Diss. B.5.3, Thm B.42; spec §3.3).",
+        "at fixed n = 2 000 and 4m = 400 neurons the network (and One Step) stay near 100 % "
+        "test accuracy while random features fall towards chance as d grows: the gap "
+        "network − RF widens with d"),
+    SweepPreset(
+        "azl-error-vs-n",
+        SweepSpec("azl-resnet", {}, (), AZL_CELLS, 3, 0, ("network", "two_layer")),
+        "Only the 3-layer ResNet learns the hierarchical part G(F) from few samples; a 2-layer "
+        "network learns F and no G (Allen-Zhu & Li 2019, Fig. 2 and [L241]).",
+        "the ResNet's (network's) test error falls below kα² = 0.72 once N is large enough, "
+        "while the 2-layer net approaches kα² from above and stays there (c_G ≈ 0)"),
 ]}
 
 

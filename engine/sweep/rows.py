@@ -9,6 +9,11 @@ from .spec import row_key
 
 CURVE_POINTS = 50  # per-step curves are kept at about this many steps (plus steps 0-2 and T)
 CURVE_FIELDS = ("step", "train_acc", "test_acc", "train_loss", "test_loss", "cos_max")
+# summaries beyond accuracy, stored where a method reports them (NULL elsewhere): the GFL
+# probes after step 1 (the feature step) and at the end, regression scores, the AZL projections
+FINAL_FIELDS = ("relevant_share", "coverage", "test_mse_ratio", "test_err", "c_F", "c_G")
+STEP1_FIELDS = {"share_1": "relevant_share", "coverage_1": "coverage"}
+EXTRA_FIELDS = (*STEP1_FIELDS, *FINAL_FIELDS)
 
 
 def curve_stride(T: int) -> int:
@@ -36,6 +41,22 @@ def curve(history: list, T: int) -> list[list]:
             for s in history if s.step <= 2 or s.step % stride == 0 or s.step >= T]
 
 
+def at_step(history: list, step: int, name: str):
+    """A per-step probe (a snapshot's `extra`) at `step`, or None where the run has none."""
+    for snap in history:
+        if snap.step == step:
+            return _num((getattr(snap, "extra", None) or {}).get(name))
+    return None
+
+
+def extras(history: list, summary: dict) -> dict:
+    """The EXTRA_FIELDS of one run: step-1 probes read from its history, the rest from its
+    summary."""
+    out = {key: at_step(history, 1, name) for key, name in STEP1_FIELDS.items()}
+    out.update({key: _num(summary.get(key)) for key in FINAL_FIELDS})
+    return out
+
+
 def make_row(setting: dict, cfg, method: str, run, summary: dict, time_s: float,
              device: str, version: str, batched: bool) -> dict:
     """The stored row of one (setting, seed, method)."""
@@ -45,4 +66,4 @@ def make_row(setting: dict, cfg, method: str, run, summary: dict, time_s: float,
             "steps_95": steps_to(run.history, 0.95), "steps_99": steps_to(run.history, 0.99),
             "time_s": time_s, "device": device, "batched": int(batched),
             "code_version": version, "config": json.dumps(cfg.to_dict(), sort_keys=True),
-            "curve": curve(run.history, cfg.T)}
+            "curve": curve(run.history, cfg.T), **extras(run.history, summary)}

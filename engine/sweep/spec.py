@@ -12,7 +12,8 @@ from .. import guard
 from .. import presets as preset_mod
 from ..config import SPECS, Config, ConfigError, coerce, from_dict
 from ..echo import plain
-from ..methods import METHODS
+from ..methods import NAMES
+from ..procedures import check_methods
 from ..reads import refuse_unread
 
 MAX_CELLS = 10_000  # settings × seeds × methods: beyond this a sweep is surely a typo
@@ -134,8 +135,8 @@ def check_size(spec: SweepSpec) -> None:
 def parse_methods(text: str) -> tuple[str, ...]:
     """Comma-separated method names."""
     names = tuple(m.strip() for m in text.split(",") if m.strip())
-    if not names or any(m not in METHODS for m in names) or len(set(names)) != len(names):
-        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(METHODS))
+    if not names or any(m not in NAMES for m in names) or len(set(names)) != len(names):
+        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(NAMES))
     return names
 
 
@@ -178,6 +179,7 @@ def check(spec: SweepSpec, limits: bool = True, batch: bool = False, workers: in
         try:
             cfg = spec.config(setting, spec.seed)
             refuse_unread(cfg, [*spec.fixed, *setting])
+            check_methods(cfg, spec.methods)  # e.g. one_step in the AZL world: one line
             if limits:
                 guard.check(cfg, spec.methods, embed=False, load=load)
         except ConfigError as err:

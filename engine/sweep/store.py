@@ -1,8 +1,9 @@
 """The results store: one SQLite file per sweep (stdlib sqlite3; readable by pandas and DuckDB).
 
-Schema (README "Sweeps"):
+Schema (docs/sweeps.md):
   results(key PRIMARY KEY, <one column per swept setting>, seed, method, train_acc, test_acc,
-          cos, steps_95, steps_99, time_s, device, batched, code_version, config, created)
+          cos, steps_95, steps_99, time_s, device, batched, code_version, config, created,
+          share_1, coverage_1, relevant_share, coverage, test_mse_ratio, test_err, c_F, c_G)
   curves(key, step, train_acc, test_acc, train_loss, test_loss, cos_max; PRIMARY KEY(key, step))
   meta(name PRIMARY KEY, value): 'spec' (JSON of the latest sweep), 'axes' (JSON list), 'git'
 `key` hashes the full config (seed included), the method and the code version, so a row is
@@ -19,13 +20,14 @@ from pathlib import Path
 from ..config import ConfigError
 from ..echo import plain
 from .integrity import StoreError, check_out, open_checked
-from .rows import CURVE_FIELDS
+from .rows import CURVE_FIELDS, EXTRA_FIELDS
 
 SUFFIX = ".sqlite"
-SUMMARY = ("train_acc", "test_acc", "cos", "steps_95", "steps_99", "time_s")
+SUMMARY = ("train_acc", "test_acc", "cos", "steps_95", "steps_99", "time_s", *EXTRA_FIELDS)
 _RESULT_COLS = ("seed INTEGER", "method TEXT", "train_acc REAL", "test_acc REAL", "cos REAL",
                 "steps_95 INTEGER", "steps_99 INTEGER", "time_s REAL", "device TEXT",
-                "batched INTEGER", "code_version TEXT", "config TEXT", "created TEXT")
+                "batched INTEGER", "code_version TEXT", "config TEXT", "created TEXT",
+                *(f"{name} REAL" for name in EXTRA_FIELDS))
 
 
 def store_path(out: str | Path) -> Path:
@@ -62,6 +64,11 @@ class Store:
             self.db.execute("CREATE TABLE IF NOT EXISTS curves (key TEXT, step INTEGER, "
                             + ", ".join(f"{f} REAL" for f in CURVE_FIELDS[1:])
                             + ", PRIMARY KEY (key, step))")
+            # a store written before a summary field existed gains its column (NULL there)
+            have = {r[1] for r in self.db.execute("PRAGMA table_info(results)")}
+            for name in EXTRA_FIELDS:
+                if name not in have:
+                    self.db.execute(f'ALTER TABLE results ADD COLUMN "{name}" REAL')
 
     def close(self) -> None:
         """Close the connection, leaving a single self-contained file (no -wal/-shm beside it)."""
@@ -93,7 +100,8 @@ class Store:
         return {r[0] for r in self.db.execute("SELECT key FROM results")}
 
     def write(self, rows: list[dict], replace: bool = False) -> int:
-        """Insert one unit's rows and curves atomically; returns how many rows were new."""
+        """Insert one unit's rows and curves atomically (a row without an EXTRA_FIELDS value
+        stores NULL there); returns how many rows were new."""
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         before = self.count()
@@ -103,7 +111,8 @@ class Store:
                 cols = ["key", *names, "seed", "method", *SUMMARY, "device", "batched",
                         "code_version", "config", "created"]
                 vals = [row["key"], *row["setting"].values(), row["seed"], row["method"],
-                        *(row[k] for k in SUMMARY), row["device"], row["batched"],
+                        *(row[k] if k not in EXTRA_FIELDS else row.get(k) for k in SUMMARY),
+                        row["device"], row["batched"],
                         row["code_version"], row["config"], stamp]
                 quoted = ", ".join(f'"{c}"' for c in cols)
                 self.db.execute(f"{verb} INTO results ({quoted}) VALUES "

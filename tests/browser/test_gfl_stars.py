@@ -50,3 +50,24 @@ def test_gfl_mog_draws_six_coloured_stars_with_their_counts(
     expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("After step 1")
     expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("coverage")
     assert "Traceback" not in server_log, server_log.text
+
+
+def test_gfl_multi_index_map_is_drawn_in_the_relevant_plane(
+        page: Page, server_log, wait_for_app, tmp_path) -> None:
+    """The stars' last rows −u₁ and −u₂ sit at (−1, 0) and (0, −1) of the plane's fixed frame:
+    one unit left of the centre and one unit below it (an MDS map has no such frame)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    query = "&".join(f"{k}={v}" for k, v in SIZES.items())
+    page.goto(f"/?preset=gfl-multi-index&{query}")
+    wait_for_app(page, timeout_ms=180_000)
+    page.wait_for_selector(f"{PLAYER}[data-step]", timeout=120_000)
+    page.click(f"{PLAYER} .fe-step")
+    page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.step === '1'",
+                           timeout=120_000, polling=50)
+    stars = page.evaluate("() => document.querySelector('.fe-player .fe-map').feStars")
+    assert [s["name"] for s in stars] == ["±D1", "±D2"], stars
+    minus_u1, minus_u2 = stars
+    unit_x, unit_y = minus_u2["x"] - minus_u1["x"], minus_u2["y"] - minus_u1["y"]
+    assert unit_x > 20 and abs(unit_x - unit_y) < 1.0, stars  # (−1, 0) → (0, −1): +1, +1
+    page.locator(f"{PLAYER} .fe-map").screenshot(path=str(tmp_path / "plane.png"))
+    assert "Traceback" not in server_log, server_log.text

@@ -90,7 +90,8 @@ def test_pair_stars_are_the_pair_features():
 @pytest.mark.parametrize("values, field", [({"m": 0}, "m"), ({"variant": "k9"}, "variant"),
                                            ({"lr": "fast"}, "lr"), ({"batch": 5000}, "batch"),
                                            ({"drop_epoch": 40}, "drop_epoch"),
-                                           ({"width": 3}, "width")])
+                                           ({"width": 3}, "width"),
+                                           ({"fc_bias": "learned"}, "fc_bias")])
 def test_bad_settings_name_the_field(values, field):
     """A bad setting raises one ConfigError naming the field and the allowed range."""
     with pytest.raises(ConfigError) as err:

@@ -28,9 +28,10 @@ def test_azl_resnet_seed0_separates_depth_from_kernels():
     assert err["ntk"] >= 2.0 and err["last_layer"] >= 3.0
     assert s["resnet3"]["c_F"] >= 0.95 and s["resnet3"]["c_G"] >= 0.20
     assert s["two_layer"]["c_G"] <= 0.08
-    # fc3 learns F and part of G here (0.61-0.68, c_G ≈ 0.21 over seeds 0-2; docs/azl.md):
-    # the fc3 ≥ 0.72 does not hold with trained biases; what holds is the gap to resnet3
-    assert err["fc3"] >= err["resnet3"] + 0.25 and s["fc3"]["c_G"] <= s["resnet3"]["c_G"] / 2
+    # the 3-layer FC net with the source's reading of its training (hidden weights only,
+    # biases fixed: fc_bias=fixed) stays above kα² on seed 0 (0.785; seed 1 0.719; docs/azl.md)
+    assert comp.cfg.fc_bias == "fixed"
+    assert err["fc3"] >= threshold and s["fc3"]["c_G"] <= s["resnet3"]["c_G"] / 2
     run = comp.runs["resnet3"]
     f_at, g_at = first_step(run, "c_F", 0.9), first_step(run, "c_G", 0.1)
     assert f_at is not None and g_at is not None and f_at < g_at

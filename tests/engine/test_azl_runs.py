@@ -76,6 +76,24 @@ def test_frozen_layers_never_change():
             assert torch.equal(run.net.A, init.A) and not torch.equal(run.net.W, init.W)
 
 
+@pytest.mark.parametrize("fc_bias", ["fixed", "trained"])
+def test_fully_connected_biases_follow_fc_bias(fc_bias):
+    """fc_bias=fixed (the source's "only hidden weights" for the FC nets): fc3's b₁, b₂ and
+    two_layer's and the NTK's b₁ stay bitwise at their init; trained: they move. The ResNet's
+    biases are trained either way (the source absorbs them into W and V)."""
+    comp = AZLComparison(SMALL.replace(fc_bias=fc_bias), ["resnet3", "fc3", "two_layer", "ntk"])
+    comp.run_all()
+    init, runs = comp.world.init, comp.runs
+    moved = fc_bias == "trained"
+    for name in ("fc3", "two_layer", "ntk"):
+        assert torch.equal(runs[name].net.b1, init.b1) is not moved, name
+        assert not torch.equal(runs[name].net.W, init.W), name
+    assert torch.equal(runs["fc3"].net.b2, init.b2) is not moved
+    assert not torch.equal(runs["fc3"].net.U, init.U)
+    assert not torch.equal(runs["resnet3"].net.b1, init.b1)
+    assert not torch.equal(runs["resnet3"].net.b2, init.b2)
+
+
 def test_runs_follow_the_method_run_protocol_and_repeat():
     """Each run is a MethodRun; the same seed gives the same numbers; the batches are shared."""
     first, second = AZLComparison(SMALL, ["resnet3", "two_layer"]), AZLComparison(SMALL)

@@ -116,3 +116,25 @@ def test_the_ntk_is_linear_in_its_increment():
     once = learner.output(x)
     learner.dw, learner.da = 3 * dw, 3 * da
     torch.testing.assert_close(learner.output(x), 3 * once, rtol=1e-4, atol=1e-4)
+
+
+def test_step_sizes_are_the_ones_the_run_takes():
+    """GFLRun.step_sizes(): η⁽¹⁾ once step 1 set it, the NTK without a reset row, and SGD's
+    η/L once its first classifier step computed L."""
+    cfg = Config(scenario="gfl_xor", optimizer="sgd", **TINY["gfl_xor"])
+    w = build_world(cfg, "cpu")
+    net, ntk = make_run("network", w, embed=False), make_run("ntk", w, embed=False)
+    assert net.step_sizes()[0]["η"] is None and net.step_sizes()[1]["η"] is None
+    for run in (net, ntk):
+        run.step()
+        run.step()
+    first, row_a, row_w = net.step_sizes()
+    assert first["η"] == net.eta1 > 0 and first["λ_w"] == pytest.approx(1 / net.eta1)
+    # c/L with one L over both blocks, taken at step 2's start (the net has moved since:
+    # recomputed, L differs slightly)
+    lrn = net.learner
+    assert (row_a["η"], row_w["η"]) == (lrn.stage_eta["a"], lrn.stage_eta["w"])
+    assert row_w["η"] == pytest.approx(lrn.stage["w"][1] / lrn.smoothness(("a", "w")), rel=0.01)
+    assert row_w["stage"] == "steps 2-6" and row_w["rule"].startswith("W: sgd")
+    assert row_a["rule"].startswith("a: sgd")
+    assert [r["stage"] for r in ntk.step_sizes()] == ["steps 1-6", "steps 1-6"]

@@ -30,6 +30,29 @@ def test_the_cli_report_carries_the_gfl_numbers(tmp_path, preset, key):
             assert 0.0 <= row["coverage"] <= 1.0 and 0.0 <= row["relevant_share"] <= 1.0
 
 
+def test_the_progress_lines_of_a_regression_world_give_mse_over_var(capsys):
+    """A regression world's accuracy is nan: its progress lines print test MSE / Var(y)."""
+    assert main(["run", "--preset", "gfl-multi-index", *SMALL]) == 0
+    printed = capsys.readouterr()
+    assert "\nTest MSE/Var  ours " in printed.out  # the table's row titles keep their column
+    lines = [ln for ln in printed.err.splitlines() if " test: " in ln]
+    assert lines and all("nan" not in ln for ln in lines), lines
+    last = dict(kv.split("=") for kv in lines[-1].split(" test: ")[1].split())
+    assert set(last) == {"network", "ntk", "rf", "one_step"}
+    assert all(0.0 < float(v) < 10.0 for v in last.values())
+
+
+def test_several_seeds_of_a_regression_world_give_the_mean_mse_over_var(tmp_path):
+    """Its accuracy is nan on every seed: the report averages MSE / Var(y) and skips the nan."""
+    out = tmp_path / "r.json"
+    assert main(["run", "--preset", "gfl-multi-index", *SMALL, "--seeds", "2", "--quiet",
+                 "--out", str(out)]) == 0
+    for m, entry in json.loads(out.read_text())["methods"].items():
+        ratios = [s["test_mse_ratio"] for s in entry["per_seed"]]
+        assert entry["test_mse_ratio"] == pytest.approx(sum(ratios) / 2), m
+        assert entry["test_acc"] is None, m
+
+
 def test_a_method_the_procedure_does_not_run_is_refused_in_one_line(capsys):
     assert main(["run", "--preset", "gfl-xor", *SMALL, "--methods", "two_step"]) == 2
     err = capsys.readouterr().err.strip()

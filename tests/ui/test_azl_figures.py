@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from engine.azl.compare import AZLComparison
 from engine.azl.config import AZLConfig
 from engine.report import history_rows
@@ -18,7 +20,10 @@ def test_charts_show_the_runs_and_the_threshold():
     assert list(fig.data[0].y) == [s.extra["test_err"] for s in comp.runs["resnet3"].history]
     line = fig.layout.shapes[0]
     assert line.y0 == line.y1 == comp.cfg.threshold
-    assert THRESHOLD_TEXT in fig.layout.annotations[0].text
+    label = fig.layout.annotations[0]
+    assert THRESHOLD_TEXT in label.text
+    # on the log axis a label's y is log10: it sits at the line, not at 10^kα²
+    assert fig.layout.yaxis.type == "log" and label.y == math.log10(comp.cfg.threshold)
     proj = projection_figure(history)
     assert [t.name for t in proj.data] == ["c_F · 3-layer ResNet", "c_G · 3-layer ResNet",
                                            "c_F · 2-layer", "c_G · 2-layer"]

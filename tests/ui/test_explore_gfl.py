@@ -3,10 +3,12 @@ charts test MSE / Var(y) for the regression world, and the narration quotes the 
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 from engine.gfl.probes import layer_probes
@@ -99,3 +101,39 @@ def test_the_offline_html_carries_the_stars_and_probes():
         want_counts = layer_probes(run.history[step].weights, run.prep.dirs)["nice"]
         assert sent["frames"]["counts"][step] == [int(c) for c in want_counts]
     assert all(c is not None for c in sent["frames"]["cover"])
+
+
+def test_the_multi_index_map_is_the_projection_onto_the_relevant_plane():
+    """Explore's map of the multi-index world is drawn in span(u₁, u₂): each neuron at
+    (⟨ŵ, u₁⟩, ⟨ŵ, u₂⟩) and the stars ±u₁, ±u₂ at (±1, 0), (0, ±1) — not an MDS of cosines."""
+    at, data = frames_after("gfl-multi-index")
+    run, meta, sent = state(at).explore.run, data["meta"], data["frames"]
+    U = run.world.ds.directions.relevant
+    assert meta["plane"]["x"] == "⟨w/‖w‖, u₁⟩" and meta["plane"]["y"] == "⟨w/‖w‖, u₂⟩"
+    points, width = meta["points"], meta["neurons"]
+    pos = np.frombuffer(base64.b64decode(sent["pos"]), "<i2").reshape(-1, points, 2)
+    for j, step in enumerate(sent["step"]):
+        xy = pos[j] * sent["scale"][j] / 32767
+        w = run.history[step].weights
+        expected = w / np.linalg.norm(w, axis=1, keepdims=True) @ U
+        assert np.abs(xy[:width] - expected).max() < 2e-4 * sent["scale"][j] + 1e-6
+        assert np.allclose(xy[width:], [[1, 0], [-1, 0], [0, 1], [0, -1]], atol=1e-4)
+    snap = run.history[1]  # the engine's own map of the step: the same plane
+    unit = snap.weights / np.linalg.norm(snap.weights, axis=1, keepdims=True)
+    assert np.allclose(snap.embedding[:width], unit @ U, atol=1e-5)
+
+
+def test_the_step_sizes_are_the_gfl_procedures_own():
+    """A GFL world's table shows Algorithm 1's step sizes read from the run (it showed the
+    paper schedule's three rows, which that run never uses)."""
+    at, _ = frames_after("gfl-xor")
+    run = state(at).explore.run
+    table = next(e for e in at.expander if e.label == "Step sizes of this run").dataframe[0].value
+    assert list(table["stage"]) == ["step 1", f"steps 2-{run.T}", f"steps 2-{run.T}"]
+    assert run.eta1 is not None and table["η"][0] == pytest.approx(run.eta1)
+    assert table["λ_w"][0] == pytest.approx(1 / run.eta1)
+    assert "90th percentile" in table["rule"][0] and table["batch"][0] == "full"
+    for row, block in ((1, "a"), (2, "w")):  # the network trains a and W, each by its rule
+        kind, eta = run.learner.stage[block]
+        assert kind == "adam" and table["η"][row] == pytest.approx(eta)
+        assert table["rule"][row].startswith(("a: adam", "W: adam")[row - 1])

@@ -143,3 +143,23 @@ def test_uploads_off_hides_the_uploader(monkeypatch):
     monkeypatch.setenv("FEX_ALLOW_UPLOADS", "0")  # the image's default (docs/hosting.md)
     at = page_with(ROOT / "docs/results/sweep-separation-vs-k.sqlite")
     assert at.get("file_uploader") == []
+
+
+def test_a_cell_list_with_tied_settings_opens_on_its_own_summaries():
+    """The stored gfl-parity-threshold sweep (cells n × d with D = d): the summary picker offers
+    its step-1 share, the heat map is n × d with no picker for the tied D (a picker would leave
+    one d's cells empty), and its cells hold the stored share after step 1."""
+    path = ROOT / "docs/results/sweep-gfl-parity-threshold.sqlite"
+    at = page_with(path)
+    labels = [s.label for s in at.selectbox]
+    assert "D (fixed)" not in labels and "d (fixed)" not in labels
+    summary = at.selectbox[labels.index("summary")]
+    assert "relevant share after step 1" in summary.options
+    assert "test error E‖out − y‖²" not in summary.options  # no row of this sweep has one
+    summary.select("share_1").run()
+    assert not at.exception, at.exception
+    y_axis = at.selectbox[[s.label for s in at.selectbox].index("y axis")]
+    assert y_axis.value == "d" and y_axis.options == ["d", "D"]
+    df = pd.read_sql("SELECT * FROM results", sqlite3.connect(path))
+    want = df[df.method == "one_step"].groupby(["n", "d"])["share_1"].mean().to_numpy()
+    assert np.allclose(np.sort(marker_colors(at.get("plotly_chart")[0])), np.sort(want))

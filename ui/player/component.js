@@ -32,7 +32,9 @@ export default function (component) {
     p.setOptions({speed: data.view.speed, colour: data.view.colour, smooth: data.view.smooth});
   }
   p.setOptions({theme: data.theme || "light", present: !!data.present});
+  p.root.dataset.resends = data.resends || 0;  // batches the server sent again (tests read it)
   if (data.start > st.n) {  // a batch went missing: ask for the frames from what we hold
+    p.root.dataset.gaps = +(p.root.dataset.gaps || 0) + 1;  // batches lost (bench.ui reads it)
     askFromHeld(p, setStateValue);
   } else {  // "done" only counts with every frame in hand, else Play would stop at the gap
     if (data.frames) st.append(data.frames, data.start);

@@ -131,9 +131,11 @@ const FE = (() => {
     const fanMax = Math.min(60, 0.1 * Math.min(pw, ph));  // a fan stays inside the canvas
     const k = (Math.min(pw, ph) - 2 * fanMax) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
     const X = (j) => cx + pos[2 * j] * sc * k, Y = (j) => cy - pos[2 * j + 1] * sc * k;
-    const title = "MDS map of the neuron weights (cosine) — step " + st.s.step[i];
+    const title = (m.plane ? m.plane.title : "MDS map of the neuron weights (cosine)") +
+      " — step " + st.s.step[i];
     ctx.fillStyle = th.fg; ctx.textBaseline = "top"; fitFont(ctx, title, "600", 15, w - 2 * side);
     ctx.fillText(title, side, 8);
+    if (m.plane) drawPlaneAxes(ctx, m.plane, cx, cy, k, side, top, pw, ph, th);
     const spots = [];
     let row = nn;
     for (const mk of m.marks) {
@@ -157,6 +159,20 @@ const FE = (() => {
     }
     const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
     drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
+  }
+
+  /* The relevant plane's axes through the centre, their names, and the unit circle: a neuron's
+   * distance from the centre is its relevant share, 1 on the circle (all weight in the plane). */
+  function drawPlaneAxes(ctx, plane, cx, cy, k, side, top, pw, ph, th) {
+    ctx.strokeStyle = th.grid; ctx.lineWidth = 1; ctx.beginPath();
+    ctx.moveTo(side, cy); ctx.lineTo(side + pw, cy); ctx.moveTo(cx, top); ctx.lineTo(cx, top + ph);
+    ctx.stroke();
+    ctx.setLineDash([4, 4]); ctx.beginPath(); ctx.arc(cx, cy, k, 0, 2 * Math.PI); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = th.muted; ctx.font = F("", 12);
+    // below the axis and clear of the +u₁ star (a 12 px marker) at its right end
+    ctx.textAlign = "right"; ctx.textBaseline = "top"; ctx.fillText(plane.x, side + pw, cy + 16);
+    ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.fillText(plane.y, cx + 4, top);
   }
 
   function drawNeurons(ctx, xy, st, i, bySign) {
