@@ -87,6 +87,10 @@ def test_the_narration_quotes_the_snapshot_c_f_and_c_g(played):
     assert "k=8 outputs" in head and "p_o" not in head and "schedule" not in head
     measured = next(e for e in at.expander if e.label == "What is measured")
     assert "pair stars" in measured.markdown[0].value
+    sizes = next(e for e in at.expander if e.label == "Step sizes of this run")
+    table = sizes.dataframe[0].value  # SGD per method, not the paper's schedule
+    assert list(table["method"]) == list(state(at).explore.run.labels.values())
+    assert "momentum" in sizes.caption[0].value
 
 
 def test_the_offline_html_carries_the_azl_player(played):
