@@ -75,6 +75,9 @@ class WorldRecord:
     run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes of its own runs
     make_run: Callable | None = None  # (method, world, embed, freeze_after) -> its own run
     methods: tuple[str, ...] | None = None  # the engine methods it offers (None: all of them)
+    # (built world) -> the run Explore plays when it is not the network's own (azl_hier: the
+    # ResNet with the other methods beside it, for a chart with every method's test error)
+    explore_run: Callable | None = None
 
     @property
     def uses(self) -> tuple[str, ...]:

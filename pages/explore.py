@@ -24,8 +24,7 @@ show_url_warnings(state)
 
 cfg = state.cfg
 head = st.empty()  # the summary shows at once, before a slow setup
-head.markdown(f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
-              f"schedule={cfg.schedule} · seed={cfg.seed}")
+head.markdown(explore_text.header(cfg))
 live.ensure_run(state)
 if state.explore.guard_error:
     st.error(state.explore.guard_error[1], icon=":material/block:")
@@ -71,7 +70,7 @@ if not state.explore.timer_on and not mode.on:
     view.downloads(state)
 if not mode.on:
     with st.expander("What is measured"):
-        st.write(explore_text.probes(cfg))
+        st.write(explore_text.probes(cfg, state.explore.run))
         st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")

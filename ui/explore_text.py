@@ -7,8 +7,9 @@ import math
 
 import numpy as np
 
-from engine.config import Config
+from engine.config import Config, summary_line
 from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
+from engine.scenarios import world
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -42,8 +43,9 @@ def scores(snap) -> tuple[float, float]:
 
 def zero_gradient(snap) -> bool:
     """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
-    only: the GFL procedure's snapshots carry its probes instead of a gradient split)."""
-    return bool(snap.step > 0 and not snap.grad and "coverage" not in _extra(snap))
+    only: the GFL procedure's and the AZL world's snapshots carry their own probes instead)."""
+    own = "coverage" in _extra(snap) or "c_G" in _extra(snap)  # a procedure's own probes
+    return bool(snap.step > 0 and not snap.grad and not own)
 
 
 def _score(snap) -> str:
@@ -152,14 +154,48 @@ def _gfl_text(snap, acc: str) -> str:
     return f"{head}: {probes}; {acc}."
 
 
-def narrate_html(history: list, i: int, truth: bool = True) -> str:
-    """narrate() as HTML for the player (**bold** → <b>, everything else escaped)."""
-    parts = html.escape(narrate(history, i, truth)).split("**")
+def azl_markdown(run, i: int) -> str:
+    """The AZL Explore run's narration of history index i, its head ("step 120 · 3-layer
+    ResNet") in bold."""
+    head, _, rest = run.narration(run.history[i]).partition(": ")
+    return f"**{head[:1].upper()}{head[1:]}:** {rest}"
+
+
+def narrate_html(history: list, i: int, truth: bool = True, run=None) -> str:
+    """narrate() (the AZL run's own narration where `run` has one) as HTML for the player
+    (**bold** → <b>, everything else escaped)."""
+    text = azl_markdown(run, i) if hasattr(run, "narration") else narrate(history, i, truth)
+    parts = html.escape(text).split("**")
     return "".join(f"<b>{p}</b>" if k % 2 else p for k, p in enumerate(parts))
 
 
-def probes(cfg: Config) -> str:
-    """What is measured every step, and on which samples."""
+AZL_PROBES = (
+    "Measured after every step, for all five methods trained side by side on the same data, "
+    "initialisation and mini-batches: the test error E‖out − y‖² and the projections c_F = "
+    "mean_r E[out_r F_r] and c_G = mean_r E[out_r G_r]/α on 1 024 fixed test points (the whole "
+    "test set at the last step). The map is the 3-layer ResNet's first layer W: classical MDS "
+    "on the cosine distance of its rows and the 32 pair stars ±(e_{2r−1} ± e_{2r})/√2, one "
+    "colour per pair r; a count is the neurons within cos 0.9 of one of that pair's four "
+    "stars. Pair purity = mean over neurons of max_r (w²_{2r−1} + w²_{2r}) / ‖w‖²; V's share = "
+    "the share of ‖V‖² on out₁…out₄, the coordinates G reads (docs/azl.md).")
+
+
+def header(cfg: Config) -> str:
+    """The setting in one line above the player (a world the resnet3 procedure trains, the AZL
+    world: its own settings, no p_o and no paper schedule)."""
+    if "resnet3" in world(cfg).procedures:
+        return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · "
+                f"m={cfg.m}** · n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · "
+                f"seed={cfg.seed}")
+    return (f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
+            f"schedule={cfg.schedule} · seed={cfg.seed}")
+
+
+def probes(cfg: Config, run=None) -> str:
+    """What is measured every step, and on which samples (the AZL run's own words where `run`
+    is the AZL world's)."""
+    if hasattr(run, "narration"):
+        return AZL_PROBES
     n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
     return (f"Measured after every step: train and test accuracy and hinge loss on fixed samples "
             f"of {n_tr:,} training and {n_te:,} test points (drawn once from the seed; the whole "

@@ -68,12 +68,14 @@ def _report(state: AppState) -> str:
 
 
 def step_sizes(state: AppState) -> None:
-    """The "Step sizes of this run" table: the GFL procedure's own rows for a world it trains
-    (η⁽¹⁾ by the world's calibration rule, the classifier stage's rule), else the schedule's."""
+    """The "Step sizes of this run" table: a run's own rows where it has them (the GFL procedure:
+    η⁽¹⁾ by the world's calibration rule, the classifier stage's rule; the AZL world: SGD per
+    method, with its own note), else the schedule's."""
     own = getattr(state.explore.run, "step_sizes", None)
     with st.expander("Step sizes of this run"):
         if own is not None:
-            st.caption("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's "
+            st.caption(getattr(state.explore.run, "step_sizes_note", None) or
+                       "What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's "
                        "calibration rule, then the classifier stage's rule. A value that a "
                        "step sets (η⁽¹⁾, SGD's L) shows once that step is taken.")
             rows = own()

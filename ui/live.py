@@ -7,7 +7,7 @@ import time
 import numpy as np
 import streamlit as st
 
-from engine import guard, mds
+from engine import guard, mds, scenarios
 from engine.config import Config, ConfigError
 from engine.gfl.probes import layer_probes, plane_basis, plane_map
 from engine.methods import make_run
@@ -58,7 +58,9 @@ def ensure_run(state: AppState) -> None:
             state.explore.guard_error = (cfg, str(err))
             return
         outputs = world.ds.y_train.shape[1] if world.ds.y_train.ndim > 1 else 1
-        if outputs > 1:  # the engine's network and the player read one ±1 label
+        if outputs > 1 and scenarios.world(cfg).explore_run is None:
+            # the engine's network and the player read one ±1 label (the AZL world has its
+            # own Explore run)
             state.explore.guard_error = (
                 cfg, f"Explore's live view plays worlds with one ±1 label; this world's target "
                      f"has {outputs} outputs. Open its preset in Compare, or train it with "
@@ -72,8 +74,10 @@ def ensure_run(state: AppState) -> None:
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
     state.explore.run = None  # the old run goes before the new one is made
-    # the world's procedure's network run (engine Run, or Algorithm 1's for a gfl world)
-    state.explore.run = make_run("network", state.explore.world)
+    # the world's own Explore run (AZL: the ResNet with its other methods beside it), else
+    # its procedure's network run (engine Run, or Algorithm 1's for a gfl world)
+    world = state.explore.world
+    state.explore.run = scenarios.explore_run(world) or make_run("network", world)
     state.explore.error = state.explore.centre_map = None
     if state.explore.player is not None:  # a new run after another: show it from step 0
         state.explore.view["step"] = 0
@@ -109,9 +113,9 @@ def has_truth(state: AppState) -> bool:
 def map_data(state: AppState, i: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(2m×2 points, colour cosines, marks) for history index i."""
     snap, ds = state.explore.run.history[i], state.explore.world.ds
-    dirs = directions(state)
-    if dirs is not None:
-        return direction_map(state, i, dirs)
+    groups = star_groups(state)
+    if groups is not None:
+        return direction_map(state, i, groups)
     centres = ds.centres
     if centres is None:
         marks = {"+Σ_A M": snap.embedding[-2], "−Σ_A M": snap.embedding[-1]}
@@ -139,7 +143,10 @@ def _weights_at(state: AppState, i: int) -> np.ndarray:
 
 
 def live_weights(run) -> np.ndarray:
-    """The run's current first-layer weights (the engine's Run or the GFL procedure's)."""
+    """The run's current first-layer weights (the engine's Run, the AZL world's or the GFL
+    procedure's)."""
+    if hasattr(run, "first_layer"):
+        return run.first_layer()
     if hasattr(run, "params"):
         return run.params.q.float().cpu().numpy()
     return run.learner.weights().detach().float().cpu().numpy()
@@ -173,13 +180,25 @@ def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def direction_map(state: AppState, i: int, dirs) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Map of the neurons and each direction's stars: a subspace truth's own plane (fixed axes
+def star_groups(state: AppState) -> list[tuple[str, np.ndarray, int]] | None:
+    """(name, star rows, colour group) of each labelled group of stars on the map: the GFL
+    procedure's feature directions, or the AZL world's pairs (four stars each, one colour per
+    pair); None for a run without them."""
+    dirs = directions(state)
+    if dirs is not None:
+        return [(name, rows, g) for (name, rows), g in
+                zip(direction_marks(dirs), dirs.groups, strict=True)]
+    pairs = getattr(state.explore.run, "pair_marks", None)
+    return None if pairs is None else [(name, rows, r) for r, (name, rows) in enumerate(pairs())]
+
+
+def direction_map(state: AppState, i: int, groups) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Map of the neurons and each group's stars: a subspace truth's own plane (fixed axes
     u₁, u₂), else cosine MDS aligned to the previous such frame."""
     w = np.asarray(_weights_at(state, i), dtype=np.float64)
-    marks = direction_marks(dirs)
-    stars = np.vstack([rows for _, rows in marks])
-    basis = plane_basis(dirs)
+    stars = np.vstack([rows for _, rows, _ in groups])
+    dirs = directions(state)
+    basis = None if dirs is None else plane_basis(dirs)
     if basis is not None:
         emb = plane_map(np.vstack([w, stars]), basis)
     else:
@@ -187,7 +206,7 @@ def direction_map(state: AppState, i: int, dirs) -> tuple[np.ndarray, np.ndarray
         emb = mds.align(mds.classical(np.vstack([w, stars])), prev)
         state.explore.centre_map = (i, emb)
     out, at = {}, len(w)
-    for name, rows in marks:
+    for name, rows, _ in groups:
         out[name], at = emb[at:at + len(rows)], at + len(rows)
     return emb[:len(w)], state.explore.run.history[i].cos, out
 
@@ -202,8 +221,11 @@ def plane_axes(state: AppState) -> dict | None:
 
 
 def direction_counts(state: AppState, i: int) -> list[int] | None:
-    """Neurons within cos 0.9 of each direction at history index i (the probes' per-direction
-    count), or None for a run without directions."""
+    """Neurons within cos 0.9 of each star group at history index i: the AZL snapshot's pair
+    counts, or the GFL probes' per-direction count; None for a run without star groups."""
+    counts = (getattr(state.explore.run.history[i], "extra", None) or {}).get("pair_counts")
+    if counts is not None:
+        return list(counts)
     dirs = directions(state)
     if dirs is None:
         return None

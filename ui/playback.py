@@ -12,8 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.azl.explore import ExploreRun
 from engine.evaluate import star_counts
 from ui import explore_text, live
+from ui.azl_figures import COLORS as AZL_COLORS
+from ui.azl_figures import THRESHOLD_TEXT
 from ui.state import AppState
 
 HERE = Path(__file__).resolve().parent / "player"
@@ -51,15 +54,28 @@ def meta(state: AppState, run_id: str) -> dict:
     rows = [{"name": name, "rows": len(np.atleast_2d(xy)),
              "style": MARK_STYLES.get(name, ("dot", 0))[0],
              "count": MARK_STYLES.get(name, ("dot", 0))[1]} for name, xy in marks.items()]
-    dirs = live.directions(state)
-    if dirs is not None:  # one star per feature direction, in its group's colour, with its count
+    groups = live.star_groups(state)
+    if groups is not None:  # a star per direction or pair, in its group's colour, with its count
         rows = [{**r, "style": "star", "slot": j, "colour": DIRECTION_COLOURS[g % 8]}
-                for j, (r, g) in enumerate(zip(rows, dirs.groups, strict=True))]
+                for j, (r, (_, _, g)) in enumerate(zip(rows, groups, strict=True))]
+    azl = azl_meta(state.explore.run)
+    score = "azl" if azl else "mse" if explore_text.regression(state.explore.run.history[0]) \
+        else "acc"
     return {"run": run_id, "T": state.explore.run.T, "neurons": len(cos),
             "points": len(cos) + sum(r["rows"] for r in rows), "marks": rows,
-            "truth": live.has_truth(state), "gfl": dirs is not None,
-            "plane": live.plane_axes(state),
-            "score": "mse" if explore_text.regression(state.explore.run.history[0]) else "acc"}
+            "truth": live.has_truth(state), "gfl": live.directions(state) is not None,
+            "plane": live.plane_axes(state), "score": score, "azl": azl}
+
+
+def azl_meta(run) -> dict | None:
+    """The AZL world's chart settings: kα² and its words, each method's name and colour (the
+    order of the frames' `errs`), the map's count note; None for another run."""
+    if not isinstance(run, ExploreRun):
+        return None
+    return {"threshold": run.world.cfg.threshold, "threshold_text": THRESHOLD_TEXT,
+            "methods": [{"name": name, "colour": AZL_COLORS[m]}
+                        for m, name in run.labels.items()],
+            "count_note": "counts: neurons with cos(w_i, a star of the pair) > 0.9"}
 
 
 def pack(state: AppState, start: int, stop: int) -> dict:
@@ -68,7 +84,8 @@ def pack(state: AppState, start: int, stop: int) -> dict:
     pos, scale, cos, sign = [], [], [], []
     cols: dict[str, list] = {k: [] for k in ("step", "stage", "train", "test", "cosmax", "frac",
                                              "share", "zero", "plus", "minus", "text", "counts",
-                                             "cover", "rel")}
+                                             "cover", "rel", "errs", "cf", "cg", "purity",
+                                             "vsup")}
     truth = live.has_truth(state)
     for i in range(start, stop):
         snap = hist[i]
@@ -78,7 +95,7 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         pos.append(np.round(xy / s * 32767).astype("<i2"))
         scale.append(s)
         cos.append(np.round(np.clip(c, -1, 1) * 127).astype(np.int8))
-        sign.append(np.where(np.asarray(snap.a) >= 0, 1, -1).astype(np.int8))
+        sign.append(_signs(snap, len(c)))
         cols["step"].append(snap.step)
         cols["stage"].append(snap.stage)
         train, test = explore_text.scores(snap)
@@ -95,10 +112,18 @@ def pack(state: AppState, start: int, stop: int) -> dict:
         cols["minus"].append(minus)
         cols["zero"].append(explore_text.zero_gradient(snap))
         _gfl_columns(cols, state, i)
-        cols["text"].append(explore_text.narrate_html(hist, i, truth))
+        _azl_columns(cols, state.explore.run, snap)
+        cols["text"].append(explore_text.narrate_html(hist, i, truth, state.explore.run))
     return {**cols, "pos": _b64(np.concatenate(pos)) if pos else "", "scale": scale,
             "cos": _b64(np.concatenate(cos)) if cos else "",
             "sign": _b64(np.concatenate(sign)) if sign else ""}
+
+
+def _signs(snap, n: int) -> np.ndarray:
+    """The sign of each neuron's output weight a_i as int8; all + in the AZL world, whose
+    neurons have no single output weight (A is k×m)."""
+    a = np.ones(n) if snap.a is None else np.asarray(snap.a)
+    return np.where(a >= 0, 1, -1).astype(np.int8)
 
 
 def _gfl_columns(cols: dict, state: AppState, i: int) -> None:
@@ -108,6 +133,17 @@ def _gfl_columns(cols: dict, state: AppState, i: int) -> None:
     cols["counts"].append(live.direction_counts(state, i))
     cols["cover"].append(extra.get("coverage"))
     cols["rel"].append(extra.get("relevant_share"))
+
+
+def _azl_columns(cols: dict, run, snap) -> None:
+    """The AZL world's numbers of one frame: every method's test error (the ResNet first), the
+    ResNet's c_F, c_G, pair purity and V's share on out₁…out₄ (None for another run)."""
+    extra = getattr(snap, "extra", None) or {}
+    azl = isinstance(run, ExploreRun)
+    cols["errs"].append([_rounded(e) for e in run.test_errors(snap)] if azl else None)
+    for col, key in (("cf", "c_F"), ("cg", "c_G"), ("purity", "pair_purity"),
+                     ("vsup", "v_support")):
+        cols[col].append(_rounded(extra[key]) if azl else None)
 
 
 def _rounded(value: float) -> float | None:

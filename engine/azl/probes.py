@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..evaluate import ALIGNED
 from .data import G_SUPPORT
 
 
@@ -44,6 +45,15 @@ def star_cosines(w: np.ndarray, stars: np.ndarray) -> np.ndarray:
     w = np.asarray(w, dtype=np.float64)
     unit = w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-30)
     return (unit @ stars.T).max(axis=1)
+
+
+def pair_counts(w: np.ndarray, stars: np.ndarray) -> np.ndarray:
+    """Per pair r, the neurons within cos ALIGNED (0.9) of one of its four stars (pair_stars'
+    rows 4r..4r+3); the stars are orthogonal or opposite, so a neuron counts at most once."""
+    w = np.asarray(w, dtype=np.float64)
+    unit = w / np.maximum(np.linalg.norm(w, axis=1, keepdims=True), 1e-30)
+    near = (unit @ stars.T) > ALIGNED  # neurons × 4k
+    return near.reshape(len(w), -1, 4).any(axis=2).sum(axis=0)
 
 
 def weight_numbers(w: np.ndarray, v: np.ndarray | None, k: int) -> dict:

@@ -13,7 +13,7 @@ from ..scenarios._common import ScenarioSnapshot
 from .config import AZLConfig, validate
 from .data import TEST_PROBE, TRAIN_PROBE, AZLData, make_data, pair_stars
 from .nets import Init, init_weights, make_net
-from .probes import fit_numbers, star_cosines, weight_numbers
+from .probes import fit_numbers, pair_counts, star_cosines, weight_numbers
 
 KEEP_WEIGHTS_EVERY = 10  # first-layer weights kept every this many steps (and the last)
 
@@ -136,6 +136,9 @@ class AZLRun:
                  "c_G": te["c_G"], "lr": self.lr_at(max(self.t, 1)),
                  **weight_numbers(w, None if v is None else v.detach().numpy(), self.cfg.k)}
         cos = star_cosines(w, self.world.stars)
+        # per pair r the neurons on one of its stars (the map's labels; a list, so that the
+        # report and CSV keep it); their total over the pairs is the share on a star
+        extra["pair_counts"] = [int(c) for c in pair_counts(w, self.world.stars)]
         keep = full or self.t % KEEP_WEIGHTS_EVERY == 0
         snap = ScenarioSnapshot(
             step=self.t, T=self.T, stage="init" if self.t == 0 else "SGD",
@@ -143,6 +146,7 @@ class AZLRun:
             test_loss=te["err"], full_eval=full, cos_max=float(cos.max()),
             cos_min=float(cos.min()), cos_mean=float(cos.mean()), weight_ratio=float("nan"),
             off_span=float("nan"), cos=cos.astype(np.float32),
+            frac_aligned=sum(extra["pair_counts"]) / len(w),
             b=self.net.b1.detach().numpy().copy(), weights=w.copy() if keep else None,
             extra=extra)
         snap.elapsed = time.perf_counter() - self._t0

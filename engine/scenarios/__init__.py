@@ -30,6 +30,8 @@ and, optionally,
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
   methods           the engine methods it offers when not all of them (the CLI's and the
                     Reproduce card's default; azl_hier: network, ntk, rf)
+  explore_run(world)  the run Explore plays, when not make_run("network", …)'s (azl_hier: the
+                    ResNet with its four other methods beside it on the same batches)
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
@@ -130,6 +132,12 @@ def download_setting(cfg: Config) -> str | None:
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     """The Dataset of cfg's world."""
     return world(cfg).make_dataset(cfg, space)
+
+
+def explore_run(built):
+    """The run Explore plays on a built world when the world has its own (else None)."""
+    maker = world(built.cfg).explore_run
+    return None if maker is None else maker(built)
 
 
 def make_run(method: str, built, embed: bool = True, freeze_after: int | None = None):

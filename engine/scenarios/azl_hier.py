@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..azl.config import RANGES, VARIANTS, AZLConfig
 from ..azl.data import TEST_PROBE
+from ..azl.explore import ExploreRun
 from ..azl.presets import PRESETS as AZL_PRESETS
 from ..azl.run import AZLRun, AZLWorld, build_world
 from ..azl.world import engine_dataset, engine_settings, from_engine
@@ -65,6 +66,12 @@ def make_run(method: str, world, embed: bool = True, freeze_after: int | None = 
     return run
 
 
+def explore_run(world) -> ExploreRun:
+    """Explore's run: the ResNet (network) with the 3-layer FC, 2-layer, NTK and last-layer
+    methods beside it, so its chart has every method's test error against kα²."""
+    return ExploreRun(_shared(from_engine(world.cfg)))
+
+
 def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float]:
     """(kept, peak) bytes of one run: per step a few hundred floats and every 10th first layer;
     the peak is the whole-set evaluation through the 300×300 layer."""
@@ -95,4 +102,5 @@ PRESETS = tuple(Preset(p.name, p.title, p.description, p.source,
 RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
-    dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED)
+    dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED,
+    explore_run=explore_run)

@@ -17,6 +17,14 @@ LAYOUT_JS = """() => {
           narrFits: n.scrollHeight <= n.clientHeight + 1 && n.textContent.length > 20}; }"""
 
 
+# what the AZL frames put on screen: the map's stars (neurons + 32 rows of marks), whether the
+# test-error chart is shown, the number of labelled star groups, whether the colour menu shows
+AZL_SHOWN = """() => { const p = globalThis.FE_PLAYER, m = p.store.meta;
+  return {stars: m.points - m.neurons, acc: p.cv.acc.style.display !== 'none',
+          kinds: p.cv.map.feStars.length,
+          colourMenu: p.colour.parentElement.style.display !== 'none'}; }"""
+
+
 def layout_problems(page: Page) -> list[str]:
     """What is off screen, overlapping or cut; [] when the layout holds."""
     lay, out = page.evaluate(LAYOUT_JS), []
@@ -47,9 +55,10 @@ def assert_layout_holds(page: Page, when: str) -> None:
     assert layout_problems(page) == [], when
 
 
-def open_present(page: Page, wait_for_app, width: int, height: int, theme: str) -> None:
+def open_present(page: Page, wait_for_app, width: int, height: int, theme: str,
+                 preset: str = "quick-parity") -> None:
     page.set_viewport_size({"width": width, "height": height})
-    page.goto(f"/?preset=quick-parity&present=1&theme={theme}")
+    page.goto(f"/?preset={preset}&present=1&theme={theme}")
     wait_for_app(page, timeout_ms=180_000)
     page.wait_for_selector(f"{PLAYER}[data-step]", timeout=120_000)
     expect(page.locator(PLAYER)).to_have_attribute("data-theme", theme)
@@ -64,11 +73,22 @@ def wait_step(page: Page, value: int) -> None:
                            f"'{value}'", timeout=60_000, polling=20)
 
 
-@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)])
-@pytest.mark.parametrize("theme", ["light", "dark"])
+# the AZL world (issue 24): its map with 32 pair stars, its test-error chart with the kα² line
+# in the accuracy chart's place, and its longer narration
+CASES = [(w, h, theme, "quick-parity") for w, h in [(1280, 800), (1920, 1080)]
+         for theme in ("light", "dark")] + [(1280, 800, "light", "azl-resnet"),
+                                             (1920, 1080, "dark", "azl-resnet")]
+
+
+@pytest.mark.parametrize(("width", "height", "theme", "preset"), CASES)
 def test_map_accuracy_and_narration_stay_on_screen(page: Page, wait_for_app, width: int,
-                                                   height: int, theme: str) -> None:
-    open_present(page, wait_for_app, width, height, theme)
+                                                   height: int, theme: str, preset: str) -> None:
+    open_present(page, wait_for_app, width, height, theme, preset)
+    if preset == "azl-resnet":  # the world's own chart and words, not the accuracy chart's
+        expect(page.locator(f"{PLAYER} .fe-narr")).to_contain_text("kα² = 0.72")
+        # no "sign of a_i" colouring: the AZL neurons have no single output weight
+        assert page.evaluate(AZL_SHOWN) == {"stars": 32, "acc": True, "kinds": 8,
+                                            "colourMenu": False}
     assert_layout_holds(page, "opened")
     page.click(f"{PLAYER} .fe-play")
     page.wait_for_function(f"() => +document.querySelector('{PLAYER}')?.dataset.step >= 30",

@@ -13,12 +13,16 @@ Object.assign(FE, (() => {
     if (spec.sub) {
       ctx.fillStyle = th.muted; fitFont(ctx, spec.sub, "", 12, w - 16); ctx.fillText(spec.sub, 8, 24 * scale);
     }
-    const top = (spec.sub ? 44 : 30) * scale, bottom = 38 * scale, left = 42 * scale, right = 14;
+    // legend rows: one right-aligned row beside the title, more (many series) below the subtitle
+    const rows = legendRows(ctx, spec, w - 16);
+    const extra = (rows.length - 1) * 16 * scale;
+    const top = (spec.sub ? 44 : 30) * scale + extra, bottom = 38 * scale, left = 42 * scale, right = 14;
     const T = st.meta.T, split = T >= 8, gap = 14;
     const lw = split ? Math.round((w - left - right) * 0.26) : 0;
     const panels = split ? [[left, left + lw, -0.3, 4.3], [left + lw + gap, w - right, 0, T]]
       : [[left, w - right, 0, Math.max(1, T)]];
-    const y0 = h - bottom, y1 = top, Y = (v) => y0 - ((v - spec.lo) / (spec.hi - spec.lo)) * (y0 - y1);
+    const tr = spec.log ? Math.log10 : (v) => v;  // a log axis: errors from 0.1 to 30
+    const y0 = h - bottom, y1 = top, Y = (v) => y0 - ((tr(v) - tr(spec.lo)) / (tr(spec.hi) - tr(spec.lo))) * (y0 - y1);
     ctx.font = F("", 11); ctx.textBaseline = "middle";
     for (const v of spec.ticks) {
       ctx.strokeStyle = th.grid; ctx.lineWidth = 1; ctx.beginPath();
@@ -26,10 +30,11 @@ Object.assign(FE, (() => {
       ctx.fillStyle = th.muted; ctx.fillText(spec.fmt(v), 4, Y(v));
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
+    if (spec.hline) hline(ctx, spec.hline, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
-    legend(ctx, spec.series, w - right, 14 * scale, th);
+    legend(ctx, rows, w - right, 14 * scale, th);
     if (spec.note) {
       const t = spec.note(st, i), [a, b] = panels[panels.length - 1];
       if (t) { ctx.fillStyle = th.fg; ctx.textBaseline = "top"; noteLines(ctx, t, a + 6, top + 4, b - a - 12); }
@@ -91,24 +96,80 @@ Object.assign(FE, (() => {
     }
   }
 
-  function legend(ctx, series, right, y, th) {
-    ctx.font = F("", 12); ctx.textBaseline = "middle";
-    let x = right;
-    for (const se of [...series].reverse()) {
+  /* The named series in rows, right-aligned: the first row ends where the title ends, the
+   * next ones (below the subtitle) use the whole width. */
+  function legendRows(ctx, spec, width) {
+    ctx.font = F("600", 14);
+    let room = width - 16 - ctx.measureText(spec.title).width;
+    ctx.font = F("", 12);
+    const rows = [[]];
+    for (const se of [...spec.series].reverse()) {
       if (!se.name) continue;
-      const tw = ctx.measureText(se.name).width;
-      x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, y);
-      x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
-      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 18, y); ctx.stroke(); ctx.setLineDash([]);
-      x -= 14;
+      const need = ctx.measureText(se.name).width + 36;
+      if (need > room && rows[rows.length - 1].length) { rows.push([]); room = width; }
+      rows[rows.length - 1].push(se); room -= need;
     }
+    return rows;
+  }
+
+  function legend(ctx, rows, right, y, th) {
+    ctx.font = F("", 12); ctx.textBaseline = "middle";
+    rows.forEach((row, r) => {
+      let x = right, at = r ? y + (r + 1.3) * 16 * FE.textScale() : y;
+      for (const se of row) {
+        const tw = ctx.measureText(se.name).width;
+        x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, at);
+        x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
+        ctx.beginPath(); ctx.moveTo(x, at); ctx.lineTo(x + 18, at); ctx.stroke(); ctx.setLineDash([]);
+        x -= 14;
+      }
+    });
+  }
+
+  /* A dashed level across the plot, its words just above it at the left (the AZL world's kα²). */
+  function hline(ctx, line, Y, panels, th) {
+    const y = Y(line.y), [a, b] = panels[panels.length - 1];  // the words in the whole-run panel
+    ctx.strokeStyle = th.fg; ctx.lineWidth = 1.5; ctx.setLineDash([7, 4]);
+    for (const [p, q] of panels) { ctx.beginPath(); ctx.moveTo(p, y); ctx.lineTo(q, y); ctx.stroke(); }
+    ctx.setLineDash([]); ctx.fillStyle = th.fg; ctx.textBaseline = "bottom";
+    const size = fitFont(ctx, line.text, "italic", 12, b - a - 12), tw = ctx.measureText(line.text).width;
+    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.8;  // readable over the curves it crosses
+    ctx.fillRect(a + 3, y - 5 - size * FE.textScale(), tw + 6, size * FE.textScale() + 3);
+    ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
   const pct = (v) => v + " %";
   const two = (v) => v.toFixed(2);
 
+  /* The AZL world's charts: every method's test error (log axis) with the kα² line, the
+   * ResNet's c_F and c_G, and where its weights sit (pair purity, V's share on out₁…out₄). */
+  function azlSpecs(meta) {
+    const a = meta.azl, col = (key) => (st) => st.s[key];
+    const errs = a.methods.map((m, q) => ({name: m.name, colour: m.colour, width: q ? 1.5 : 2.5,
+      values: (st) => st.s.errs.map((e) => (e ? e[q] : null))}));
+    const t = a.threshold.toFixed(2);
+    return {
+      acc: {title: "Test error E‖out − y‖² per method", sub: "log scale; kα² = " + t +
+        " is the error of a perfect F with no G", lo: 0.1, hi: 30, log: true,
+        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs,
+        hline: {y: a.threshold, text: "kα² = " + t + ": " + a.threshold_text}},
+      align: {title: "F first, then G (3-layer ResNet)",
+        sub: "c_F = share of F learned, c_G = share of αG learned (exact projections)",
+        lo: -0.05, hi: 1.05, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
+        series: [{name: "c_F", values: col("cf"), colour: C.blue},
+          {name: "c_G", values: col("cg"), colour: C.verm, dash: true}]},
+      grad: {title: "Where the ResNet's weights sit",
+        sub: "W: pair purity, share on x₁…x₂ₖ; V: share on out₁…out₄ (what G reads)",
+        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
+        series: [{name: "pair purity", values: col("purity"), colour: C.green},
+          {name: "share on x₁…x₂ₖ", values: col("rel"), colour: C.sky, dash: true},
+          {name: "V on out₁…₄", values: col("vsup"), colour: C.purple}]},
+    };
+  }
+
   /* meta.score "mse": a regression world, whose train/test series are MSE / Var(y), unscaled. */
   function seriesSpecs(opt, meta) {
+    if (meta && meta.azl) return azlSpecs(meta);
     const mse = meta && meta.score === "mse", k = mse ? 1 : 100;
     const scaled = (v) => (v === null || v === undefined ? NaN : k * v);
     const accSmooth = (key) => (st) => smooth(st.s[key].map(scaled), opt.smooth);

@@ -104,6 +104,7 @@ class FEPlayer {
   setStore(store, startAt) {
     this.pause(false); this.store = store; this.cur = 0; this.wantStep = startAt || 0;
     this.root.dataset.run = store.run;
+    this.colour.parentElement.style.display = store.meta.azl ? "none" : "";  // no a_i to colour by
     this.update();
   }
 
@@ -227,7 +228,7 @@ class FEPlayer {
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt, st.meta);
     for (const k of ["acc", "align", "grad"]) {
-      const shown = k === "acc" || (st.meta.gfl ? k === "align" : st.meta.truth);
+      const shown = k === "acc" || !!st.meta.azl || (st.meta.gfl ? k === "align" : st.meta.truth);
       this.cv[k].style.display = shown ? "" : "none";
       if (!shown) continue;
       FE.drawSeries(this.cv[k], st, i, specs[k], th);

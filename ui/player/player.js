@@ -36,7 +36,8 @@ const FE = (() => {
       this.meta = meta; this.run = meta.run; this.n = 0; this.done = false; this.error = "";
       this.pos = []; this.scale = []; this.cos = []; this.sgn = []; this.text = [];
       this.s = {step: [], stage: [], train: [], test: [], cosmax: [], frac: [], share: [],
-        zero: [], plus: [], minus: [], counts: [], cover: [], rel: []};
+        zero: [], plus: [], minus: [], counts: [], cover: [], rel: [], errs: [], cf: [], cg: [],
+        purity: [], vsup: []};
       this.extent = 1e-9;
     }
     append(fr, start) {
@@ -118,9 +119,10 @@ const FE = (() => {
     const [ctx, w, h] = fitCanvas(cv);
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
-    const bySign = opt.colour === "sign", counted = m.marks.some((mk) => mk.count);
+    // the AZL world's neurons have no single output weight a_i (A is k×m): cosine colours only
+    const bySign = opt.colour === "sign" && !m.azl, counted = m.marks.some((mk) => mk.count);
     const perDirection = m.marks.some((mk) => mk.slot !== undefined);
-    const notes = perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
+    const notes = m.azl ? [m.azl.count_note] : perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
       : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
@@ -143,6 +145,7 @@ const FE = (() => {
     drawNeurons(ctx, fan.xy, st, i, bySign);
     cv.feDrawn = fan.xy;  // where each neuron was drawn (tests count the marks around a star)
     cv.feStars = [];
+    const placed = [];  // label boxes drawn so far: the next one moves off them (many stars)
     row = nn;
     for (const mk of m.marks) {
       for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
@@ -152,7 +155,7 @@ const FE = (() => {
       const x = X(row - 1), y = Y(row - 1);
       cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count, name: mk.name});
       const at = Math.min(h - bottom, Math.max(top + 10, fan.labelAt[row - 1 - nn]));
-      label(ctx, x, at, count + " on " + mk.name, th, w);
+      label(ctx, x, at, count + " on " + mk.name, th, w, placed, top + 10, h - bottom, mk.colour);
     }
     const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
     drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
@@ -248,12 +251,32 @@ const FE = (() => {
     ctx.fill(); ctx.stroke();
   }
 
-  function label(ctx, x, y, text, th, w) {
+  /* A count label; `chip` (the mark's colour) leads it when a label may sit away from its
+   * star (moved off another label), so that the colour still says which star it counts. */
+  function label(ctx, x, y, text, th, w, placed, lo, hi, chip) {
     ctx.font = F("600", 13);
-    const tw = ctx.measureText(text).width, x0 = Math.max(4, Math.min(w - tw - 10, x - tw / 2 - 4));
-    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(x0, y - 9, tw + 8, 18);
-    ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.textBaseline = "middle";
-    ctx.fillText(text, x0 + 4, y);
+    const pad = chip ? 14 * scale : 0, tw = ctx.measureText(text).width + pad;
+    const x0 = Math.max(4, Math.min(w - tw - 10, x - tw / 2 - 4));
+    if (placed) y = freeRow(placed, x0, tw + 8, y, lo, hi);
+    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(x0, y - 9 * scale, tw + 8, 18 * scale);
+    ctx.globalAlpha = 1;
+    if (chip) { ctx.fillStyle = chip; ctx.fillRect(x0 + 4, y - 5 * scale, 10 * scale, 10 * scale); }
+    ctx.fillStyle = th.fg; ctx.textBaseline = "middle";
+    ctx.fillText(text, x0 + 4 + pad, y);
+  }
+
+  /* The y nearest to `y` (in 18 px steps, within lo..hi) where a label box [x0, x0 + bw] does
+   * not cover one already placed; the box is then added to `placed`. */
+  function freeRow(placed, x0, bw, y, lo, hi) {
+    const row = 18 * scale;  // the label's type grows in presentation mode
+    const hits = (yy) => placed.some((b) => x0 < b.x1 && b.x0 < x0 + bw && Math.abs(b.y - yy) < row);
+    let at = y;
+    for (let k = 1; k <= 24 && hits(at); k++) {
+      const cand = y + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * row;
+      if (cand >= lo && cand <= hi) at = cand;
+    }
+    placed.push({x0, x1: x0 + bw, y: at});
+    return at;
   }
 
   /* Legend rows: the colour key, then each note where it fits, else on a new row. */

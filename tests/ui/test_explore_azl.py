@@ -1,0 +1,104 @@
+"""AppTest of Explore on the AZL world (issue 24 item 3): the player gets the ResNet's map with the
+32 pair stars and their counts, every method's test error with the kα² line, c_F / c_G, and a
+narration that quotes the snapshot; the offline HTML carries the same. Main refused this world."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from engine.azl.explore import ExploreRun
+from tests.ui.test_explore_app import open_app, plain, player, state, want
+from ui.export import export_html
+
+# the preset at a size that steps in a blink (no step-size drop within 3 epochs)
+TINY = {"preset": "azl-resnet", "n": "1000", "n_test": "600", "m": "40", "T": "30",
+        "batch": "100", "azl_drop_epoch": "0"}
+
+
+@pytest.fixture(scope="module")
+def played():
+    """The app after 12 frames of the tiny AZL run: (AppTest, every frame the player got)."""
+    at = open_app(**TINY)
+    sent = [player(at)]
+    at = want(at, 12)
+    sent.append(player(at))
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    return at, sent
+
+
+def frames(sent: list[dict]) -> dict:
+    """The frames of several batches joined by step (a batch may repeat none: only new ones)."""
+    out: dict = {}
+    for data in sent:
+        fr = data["frames"]
+        for j, step in enumerate(fr["step"]):
+            out[step] = {key: value[j] for key, value in fr.items() if isinstance(value, list)}
+    return out
+
+
+def test_the_map_has_the_32_pair_stars_with_the_snapshot_counts(played):
+    at, sent = played
+    run = state(at).explore.run
+    assert isinstance(run, ExploreRun)
+    meta = sent[-1]["meta"]
+    marks = meta["marks"]
+    assert [m["name"] for m in marks][:2] == ["x₁x₂", "x₃x₄"] and len(marks) == 8
+    assert sum(m["rows"] for m in marks) == 32 and all(m["style"] == "star" for m in marks)
+    assert len({m["colour"] for m in marks}) == 8  # one colour per pair r
+    assert meta["points"] == 40 + 32
+    got = frames(sent)
+    assert len(got) >= 12
+    for step, frame in got.items():
+        assert frame["counts"] == run.history[step].extra["pair_counts"]
+
+
+def test_the_error_chart_has_every_method_and_the_threshold_line(played):
+    at, sent = played
+    meta, run = sent[-1]["meta"], state(at).explore.run
+    assert meta["score"] == "azl"
+    assert meta["azl"]["threshold"] == pytest.approx(0.72)
+    assert meta["azl"]["threshold_text"] == "above this line G is not learned at all"
+    assert [m["name"] for m in meta["azl"]["methods"]] == list(run.labels.values())
+    assert len(run.labels) == 5
+    for step, frame in frames(sent).items():
+        snap = run.history[step]
+        assert frame["errs"] == pytest.approx(run.test_errors(snap), abs=1e-5)
+        assert frame["cf"] == pytest.approx(snap.extra["c_F"], abs=1e-5)
+        assert frame["cg"] == pytest.approx(snap.extra["c_G"], abs=1e-5)
+        assert frame["vsup"] == pytest.approx(snap.extra["v_support"], abs=1e-5)
+        assert frame["zero"] is False  # no hinge-gradient note on the AZL frames
+
+
+def test_the_narration_quotes_the_snapshot_c_f_and_c_g(played):
+    at, sent = played
+    history = state(at).explore.run.history
+    for step, frame in frames(sent).items():
+        text = plain(frame["text"])
+        snap = history[step]
+        c_f = float(re.search(r"c_F (-?\d\.\d\d)", text).group(1))
+        c_g = float(re.search(r"c_G (-?\d\.\d\d)", text).group(1))
+        assert c_f == pytest.approx(snap.extra["c_F"], abs=0.006), text
+        assert c_g == pytest.approx(snap.extra["c_G"], abs=0.006), text
+        assert f"Step {step} · 3-layer ResNet" in text and "kα² = 0.72" in text
+    head = next(md.value for md in at.markdown if "AZL world" in md.value)
+    assert "k=8 outputs" in head and "p_o" not in head and "schedule" not in head
+    measured = next(e for e in at.expander if e.label == "What is measured")
+    assert "pair stars" in measured.markdown[0].value
+    sizes = next(e for e in at.expander if e.label == "Step sizes of this run")
+    table = sizes.dataframe[0].value  # SGD per method, not the paper's schedule
+    assert list(table["method"]) == list(state(at).explore.run.labels.values())
+    assert "momentum" in sizes.caption[0].value
+
+
+def test_the_offline_html_carries_the_azl_player(played):
+    at, _ = played
+    page = export_html(state(at), "azl")
+    payload = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page, re.S).group(1))
+    assert payload["meta"]["azl"]["threshold_text"] == "above this line G is not learned at all"
+    assert len(payload["meta"]["marks"]) == 8 and payload["frames"]["counts"][0] is not None
+    n = len(state(at).explore.run.history)
+    assert len(payload["frames"]["errs"]) == n and "c_F" in payload["frames"]["text"][-1]
+    assert "azlSpecs" in page  # the chart code travels in the file
