@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .config import SPECS, Config, ConfigError, diff
-from .scenarios import WORLDS, shows
+from .scenarios import WORLDS, reads_common, shows
 
 # what a setting shown only under one labeling or schedule (its Spec.shown rule) needs, in
 # words for the refusal; the settings of one data world alone are declared by that world
@@ -16,6 +16,8 @@ NEEDS = {"P": "labeling=custom", "t1": "labeling=interval", "t2": "labeling=inte
 
 def unread_reason(name: str, cfg: Config) -> str | None:
     """Why cfg's run ignores setting `name`, or None when it reads it."""
+    if not reads_common(WORLDS[cfg.scenario], name):
+        return f"the {cfg.scenario} world does not read it"
     if not shows(name, cfg):
         owners = [w for w, r in WORLDS.items() if name in r.uses]
         return (f"only read by scenario={' or '.join(owners)}, and this run's scenario is "

@@ -78,6 +78,9 @@ class WorldRecord:
     # (built world) -> the run Explore plays when it is not the network's own (azl_hier: the
     # ResNet with the other methods beside it, for a chart with every method's test error)
     explore_run: Callable | None = None
+    # the common settings it reads (None: every one): the others are hidden in the sidebar and
+    # refused where a user gives them (azl_hier reads no labeling, p_o, schedule, ...)
+    common: tuple[str, ...] | None = None
 
     @property
     def uses(self) -> tuple[str, ...]:

@@ -96,9 +96,19 @@ def shows(name: str, cfg: Config, spec=None) -> bool:
     record = world(cfg)
     if name in WORLD_SETTINGS and name not in record.uses:
         return False
+    if not reads_common(record, name):
+        return False
     if name in record.shared:  # the world reads it whatever the setting's own rule says
         return True
     return spec is None or spec.shown is None or bool(spec.shown(cfg))
+
+
+def reads_common(record: WorldRecord, name: str) -> bool:
+    """False for a common setting the world ignores (scenario and procedure it always reads);
+    True for every other setting (a world's own are the `uses` rule's)."""
+    if record.common is None or name in WORLD_SETTINGS:
+        return True
+    return name in ("scenario", "procedure", *record.common)
 
 
 def input_dim(cfg: Config) -> int:

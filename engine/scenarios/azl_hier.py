@@ -103,4 +103,6 @@ RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
     dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED,
-    explore_run=explore_run)
+    explore_run=explore_run,
+    # engine.azl.world.ENGINE_NAMES, and d, D, k that its check pins to the variant
+    common=("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch"))

@@ -10,6 +10,8 @@ import re
 import pytest
 
 from engine.azl.explore import ExploreRun
+from engine.config import Config, ConfigError
+from engine.reads import refuse_unread
 from tests.ui.test_explore_app import open_app, plain, player, state, want
 from ui.export import export_html
 
@@ -102,3 +104,22 @@ def test_the_offline_html_carries_the_azl_player(played):
     n = len(state(at).explore.run.history)
     assert len(payload["frames"]["errs"]) == n and "c_F" in payload["frames"]["text"][-1]
     assert "azlSpecs" in page  # the chart code travels in the file
+
+
+def test_the_sidebar_shows_only_the_settings_the_world_reads(played):
+    """The AZL world reads n, m, T, batch, seed, d, D, k and its own settings: labeling, p_o,
+    input structure, the paper schedule's step sizes are hidden (they were shown and ignored),
+    and a link or command that gives one is refused with the reason."""
+    at, _ = played
+    labels = {w.label for kind in ("number_input", "slider", "selectbox", "toggle")
+              for w in at.get(kind) if getattr(w, "label", None)}
+    for shown in ("n (training samples)", "m (neuron pairs (width 2m))"):
+        assert any(lbl.startswith(shown.split(" (")[0]) for lbl in labels), (shown, labels)
+    for hidden in ("labeling", "p_o", "input structure", "schedule"):
+        assert not any(lbl.startswith(hidden) for lbl in labels), (hidden, labels)
+    cfg = state(at).cfg
+    assert cfg.scenario == "azl_hier"
+    with pytest.raises(ConfigError, match="the azl_hier world does not read it"):
+        refuse_unread(cfg.replace(p_o=0.3), ["p_o"])
+    refuse_unread(cfg, ["n", "m", "azl_lr"])  # what it reads passes
+    assert Config().scenario != "azl_hier"  # the default world still shows every setting
