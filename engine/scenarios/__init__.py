@@ -32,6 +32,9 @@ and, optionally,
                     Reproduce card's default; azl_hier: network, ntk, rf)
   explore_run(world)  the run Explore plays, when not make_run("network", …)'s (azl_hier: the
                     ResNet with its four other methods beside it on the same batches)
+  common            the common settings it reads, when not all of them (the others are hidden in
+                    its sidebar and refused where given; azl_hier: d, D, k, n, n_test, seed, m,
+                    T, batch)
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
