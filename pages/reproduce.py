@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import gfl_cards
+from ui import azl_cards, gfl_cards
 from ui import reproduce_cards as rc
 from ui.router import ensure_router
 from ui.state import get_state, read_url
@@ -44,10 +44,14 @@ st.header(gfl_cards.GROUP)
 st.caption(gfl_cards.NO_EXPERIMENTS)
 grid(gfl_cards.gfl_presets(), gfl_cards.card)
 
+st.header(azl_cards.GROUP)
+st.caption(azl_cards.NO_NUMBERS)
+grid(azl_cards.azl_presets(), azl_cards.card)
+
 st.header("More presets")
 st.caption("Classroom-size settings, the theory's step sizes and the further scenarios "
            "(grouped by where they come from).")
-GFL = {p.name for p in gfl_cards.gfl_presets()}
-for source, presets in rc.other_presets(exclude=GFL).items():
+OWN_GROUPS = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+for source, presets in rc.other_presets(exclude=OWN_GROUPS).items():
     st.subheader(source)
     grid(presets, rc.preset_card)
