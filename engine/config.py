@@ -11,7 +11,7 @@ from .errors import ConfigError
 from .free_text import check_free_text
 from .population import label_set
 from .relations import check_relations
-from .scenarios import WORLDS
+from .scenarios import WORLDS, reads_common
 from .spec import Spec
 
 LABELINGS = ("parity", "interval", "threshold", "custom")
@@ -262,5 +262,9 @@ def diff(cfg: Config, base: Config | None = None) -> dict[str, Any]:
 
 
 def summary_line(cfg: Config) -> str:
-    """'d=500 · D=100 · k=5 · p_o=0.5 · m=300': the setting in one line (CLI, pages, reports)."""
-    return f"d={cfg.d} · D={cfg.D} · k={cfg.k} · p_o={cfg.p_o:g} · m={cfg.m}"
+    """'d=500 · D=100 · k=5 · p_o=0.5 · m=300': the setting in one line (CLI, pages, reports),
+    without the settings its world does not read (gfl_xor: no p_o)."""
+    parts = {"d": cfg.d, "D": cfg.D, "k": cfg.k, "p_o": f"{cfg.p_o:g}", "m": cfg.m}
+    record = WORLDS[cfg.scenario]
+    return " · ".join(f"{name}={value}" for name, value in parts.items()
+                      if reads_common(record, name))

@@ -9,7 +9,7 @@ import numpy as np
 
 from engine.config import Config, summary_line
 from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
-from engine.scenarios import world
+from engine.scenarios import reads_common, world
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -187,8 +187,11 @@ def header(cfg: Config) -> str:
         return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · "
                 f"m={cfg.m}** · n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · "
                 f"seed={cfg.seed}")
+    record = world(cfg)
+    how = (f"schedule={cfg.schedule}" if reads_common(record, "schedule") else
+           f"procedure={record.procedures[0] if cfg.procedure == 'auto' else cfg.procedure}")
     return (f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
-            f"schedule={cfg.schedule} · seed={cfg.seed}")
+            f"{how} · seed={cfg.seed}")
 
 
 def probes(cfg: Config, run=None) -> str:

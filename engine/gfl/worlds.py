@@ -5,6 +5,13 @@ from __future__ import annotations
 from ..preset import Preset
 from .options import KEEP_WEIGHTS
 
+# The common settings every GFL world reads (WorldRecord.common): the data's sizes and seed; the
+# procedure's width, steps, batch and classifier-stage rule (engine.gfl.run.stage_rule); D and k,
+# which every GFL preset sets, because D ≤ d and k ≤ D bind them to d (a link or command that
+# left them out would fail validation) and the guard sizes the dictionary by D
+GFL_COMMON = ("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch", "optimizer",
+              "optimizer_w", "eta", "eta_w")
+
 
 def gfl_preset(name: str, scenario: str, title: str, description: str, source: str,
                settings: dict) -> Preset:

@@ -11,7 +11,7 @@ from ..data import Dataset
 from ..data import make_dataset as sparse_coding_data
 from ..errors import ConfigError
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -47,4 +47,6 @@ RECORD = WorldRecord(
     dictionary=True, shared=(), run_bytes=gfl_run_bytes,
     procedure_options={"gfl": GFLOptions(bias="large")},
     check=check,
+    # the sparse-coding generator under the threshold labeling its check pins (t1, t2, P unread)
+    common=(*GFL_COMMON, "labeling", "p_o", "p_a", "structure", "neg_ratio", "noise"),
 )

@@ -10,7 +10,7 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
 from ..spec import Spec, WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -56,5 +56,5 @@ RECORD = WorldRecord(
     procedure_options={"gfl": GFLOptions()},
     settings={"r": Spec(int, 1, 1000, label="r", default=3,
                         help="GFL worlds: parity blocks, or Gaussian clusters (gfl_mog)")},
-    check=check,
+    check=check, common=(*GFL_COMMON, "p_o", "p_a"),  # its data and check read both
 )

@@ -10,7 +10,7 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -51,5 +51,5 @@ RECORD = WorldRecord(
     dictionary=False, shared=(), run_bytes=gfl_run_bytes,
     procedure_options={"gfl": GFLOptions(w_init="sign", a_init="sign", bias="grid",
                                          eta1_rule="alg6")},
-    check=check,
+    check=check, common=GFL_COMMON,
 )

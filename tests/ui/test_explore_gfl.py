@@ -11,9 +11,12 @@ import re
 import numpy as np
 import pytest
 
+from engine.config import ConfigError
 from engine.gfl.probes import layer_probes
 from engine.gfl.run import GFLRun
+from engine.reads import refuse_unread
 from tests.ui.test_explore_app import open_app, plain, player, state, want
+from ui import controls
 from ui.export import export_html
 
 TINY = {"n": "600", "n_test": "500", "m": "16", "T": "6", "batch": "100"}
@@ -137,3 +140,27 @@ def test_the_step_sizes_are_the_gfl_procedures_own():
         kind, eta = run.learner.stage[block]
         assert kind == "adam" and table["η"][row] == pytest.approx(eta)
         assert table["rule"][row].startswith(("a: adam", "W: adam")[row - 1])
+
+
+def test_the_xor_sidebar_shows_only_the_settings_the_world_reads():
+    """gfl-xor reads d, σ_r, m, T, n, batch, input structure and the classifier stage's rule;
+    the labeling, p_o, the paper schedule and its step sizes were shown and ignored: now hidden,
+    and a link or command giving one is refused with the reason."""
+    at = open_app(preset="gfl-xor", **TINY)
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    keys = {w.key for kind in ("number_input", "slider", "selectbox", "toggle", "text_input")
+            for w in at.get(kind) if getattr(w, "key", None)}
+    for name in ("d", "sigma_r", "m", "T", "n", "batch", "seed", "structure", "optimizer", "eta"):
+        assert controls.key(name) in keys, (name, sorted(keys))
+    for name in ("labeling", "p_o", "p_a", "schedule", "noise", "neg_ratio", "classifier",
+                 "balance", "eta1", "lam"):
+        assert controls.key(name) not in keys, (name, sorted(keys))
+    cfg = state(at).cfg
+    assert cfg.scenario == "gfl_xor"
+    with pytest.raises(ConfigError, match="the gfl_xor world does not read it"):
+        refuse_unread(cfg.replace(p_o=0.3), ["p_o"])
+    refuse_unread(cfg, ["d", "sigma_r", "m", "T", "structure"])  # what it reads passes
+    # the line above the player names what the run reads: no p_o, the procedure, not a schedule
+    head = [m.value for m in at.markdown if "n=600" in m.value and "batch=100" in m.value]
+    assert head and "**d=200 · D=2 · k=2 · m=16**" in head[0] and "procedure=gfl" in head[0]
+    assert "p_o" not in head[0] and "schedule" not in head[0], head[0]

@@ -1,0 +1,130 @@
+"""A world that names the common settings it reads (WorldRecord.common) hides the others in the
+sidebar and refuses them: hidden must mean unread. For every such world and every common setting
+it does not name, the same tiny run with that setting changed gives bitwise the same snapshots
+(3 steps of every method of its procedure); a control shows the comparison sees a changed seed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from engine.config import COMMON, Config, validate
+from engine.methods import make_run
+from engine.procedures import procedure_of
+from engine.scenarios import WORLDS, reads_common
+from engine.worlds import build_world
+
+STEPS = 3
+# each world's preset at a size that steps in a blink (the gfl tests' TINY sizes)
+TINY = {
+    "gfl_xor": dict(d=20, D=2, k=2, sigma_r=2.0, n=300, n_test=200, m=8, T=6, batch=50),
+    "gfl_uniform_parity": dict(d=7, D=7, k=2, n=400, n_test=200, m=8, T=6, batch=50),
+    "gfl_multi_index": dict(d=10, D=2, k=2, n=400, n_test=200, m=8, T=6, batch=50),
+    "gfl_linear": dict(labeling="threshold", d=20, D=10, k=3, p_a=0.5, p_o=0.2, n=300,
+                       n_test=200, m=8, T=6, batch=50),
+    "gfl_parity_blocks": dict(d=20, D=20, r=3, k=3, p_a=0.1, p_o=0.1, n=300, n_test=200, m=8,
+                              T=6, batch=50),
+    "gfl_mog": dict(d=20, D=4, k=2, r=4, sigma_r=1.0, n=300, n_test=200, m=8, T=6, batch=50),
+    "azl_hier": dict(d=30, D=30, k=8, n=400, n_test=200, m=16, T=6, batch=100,
+                     azl_drop_epoch=0),
+}
+# another valid value of each common setting, and what both runs need for it to be valid alone
+OTHER = {
+    "labeling": ("threshold", {}), "p_o": (0.3, {}), "p_a": (0.3, {}), "t1": (1, {}),
+    "t2": (2, {}), "P": ("1", {}), "structure": (False, {}), "neg_ratio": (0.3, {}),
+    "noise": (0.5, {}), "schedule": ("standard", {}), "theory": ("thm26", {}),
+    "eta1": (0.5, {}), "nu1": (0.5, {}), "lam_w1": (0.5, {}), "lam_a1": (0.5, {}),
+    "xi1": (0.5, {}), "eta2": (0.5, {}), "lam_w2": (0.5, {}), "lam_a2": (0.5, {}),
+    "xi2": (0.5, {}), "eta": (0.5, {}), "lam": (0.5, {}), "xi": (0.5, {}),
+    # momentum belongs to SGD steps (engine.relations): both runs take optimizer=sgd
+    "momentum": (0.5, {"optimizer": "sgd"}), "optimizer": ("sgd", {}),
+    "optimizer_w": ("sgd", {}), "eta_w": (0.5, {}), "ema": (0.5, {}), "intercept": (True, {}),
+    "lr_decay": ("cosine", {}), "balance": ("all", {}), "classifier": ("logreg", {}),
+}
+# common settings that cannot change on their own, with the reason (none today)
+SKIP: dict[tuple[str, str], str] = {}
+ALWAYS = ("scenario", "procedure")  # every world reads them
+
+
+def unread(world: str) -> list[str]:
+    """The common settings the world's record leaves out (the sidebar hides them)."""
+    return [n for n in COMMON if n not in ALWAYS and not reads_common(WORLDS[world], n)]
+
+
+CASES = [(w, n) for w, r in WORLDS.items() if r.common is not None for n in unread(w)]
+
+
+def config(world: str, **changes) -> Config:
+    """The world's tiny setting with some settings changed (validated)."""
+    return validate(dataclasses.replace(Config(scenario=world, **TINY[world]), **changes))
+
+
+def flat(value, out: list) -> list:
+    """Every number, string and array inside a snapshot, in a fixed order (elapsed left out)."""
+    if dataclasses.is_dataclass(value):
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        for key in sorted(value, key=str):
+            if key != "elapsed":
+                out.append(str(key))
+                flat(value[key], out)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            flat(item, out)
+    elif isinstance(value, torch.Tensor):
+        flat(value.detach().cpu().numpy(), out)
+    else:
+        arr = np.asarray(value)
+        out.append((arr.dtype.str, arr.shape, arr.tobytes()))
+    return out
+
+
+def trace(cfg: Config) -> list:
+    """Every method of cfg's procedure trained STEPS steps: its snapshots' bytes, in order."""
+    world, out = build_world(cfg, "cpu"), []
+    for method in procedure_of(cfg).methods:
+        run = make_run(method, world, embed=False)
+        for _ in range(STEPS):
+            run.step()
+        out.append(method)
+        for snap in run.history:
+            flat(snap, out)
+    return out
+
+
+_BASE: dict = {}
+
+
+def base(world: str, context: dict) -> list:
+    """The unchanged run's trace (once per world and context)."""
+    key = (world, tuple(sorted(context.items())))
+    if key not in _BASE:
+        _BASE[key] = trace(config(world, **context))
+    return _BASE[key]
+
+
+def test_every_world_with_a_common_tuple_is_covered():
+    """The six GFL worlds and the AZL world name their reads; every unread setting has a value."""
+    named = {w for w, r in WORLDS.items() if r.common is not None}
+    assert {"azl_hier", *(w for w in WORLDS if w.startswith("gfl_"))} <= named
+    assert named <= set(TINY)
+    assert {name for _, name in CASES} <= set(OTHER)
+
+
+@pytest.mark.parametrize(("world", "name"), CASES, ids=[f"{w}-{n}" for w, n in CASES])
+def test_a_hidden_setting_changes_no_number(world, name):
+    if (world, name) in SKIP:
+        pytest.skip(SKIP[world, name])
+    value, context = OTHER[name]
+    assert getattr(config(world, **context), name) != value
+    changed = trace(config(world, **context, **{name: value}))
+    assert changed == base(world, context), f"{world} reads {name}, which its record hides"
+
+
+@pytest.mark.parametrize("world", sorted(TINY))
+def test_the_comparison_sees_a_read_setting(world):
+    """Control: the seed (read by every world) changes the trace, so equal traces mean unread."""
+    assert trace(config(world, seed=1)) != base(world, {})
