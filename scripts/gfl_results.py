@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import os
 import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 from engine.presets import PRESETS
+from scripts.table_results import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results"
@@ -47,17 +45,7 @@ def entry(report: dict, command: str, commit: str) -> dict:
 
 def run_preset(name: str, commit: str) -> dict:
     """Run one preset through the CLI; write its .txt and return its gfl.json entry."""
-    args = ["--preset", name, "--device", "cpu"]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "report.json"
-        res = subprocess.run([sys.executable, "-m", "engine", "run", *args, "--quiet", "--out",
-                              str(path)], cwd=ROOT, capture_output=True, text=True, check=True,
-                             env={**os.environ, "OMP_NUM_THREADS": "1"})
-        report = json.loads(path.read_text(encoding="utf-8"))
-    command = "python -m engine run " + " ".join(args)
-    body = "\n".join(line for line in res.stdout.splitlines() if not line.startswith("report "))
-    (OUT / f"{name}.txt").write_text(f"# .venv/bin/{command}   ({datetime.date.today()}, commit "
-                                     f"{commit}, 1 torch thread)\n{body}\n", encoding="utf-8")
+    command, report = run_cli(["--preset", name, "--device", "cpu"], OUT / f"{name}.txt", commit)
     return entry(report, command, commit)
 
 

@@ -32,9 +32,9 @@ def table_presets() -> list[str]:
     return [name for name, p in PRESETS.items() if p.paper]
 
 
-def run_preset(name: str, seeds: int, commit: str) -> dict:
-    """Run one preset through the CLI; write its .txt and return its tables.json entry."""
-    args = ["--preset", name] + (["--seeds", str(seeds)] if seeds > 1 else []) + ["--device", "cpu"]
+def run_cli(args: list[str], txt: Path, commit: str) -> tuple[str, dict]:
+    """`python -m engine run ARGS` (one torch thread): its printed table into txt under the
+    command's line; (the command, the report)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         res = subprocess.run([sys.executable, "-m", "engine", "run", *args, "--quiet", "--out",
@@ -42,14 +42,20 @@ def run_preset(name: str, seeds: int, commit: str) -> dict:
                              env={**os.environ, "OMP_NUM_THREADS": "1"})
         data = json.loads(report.read_text(encoding="utf-8"))
     command = shlex.join(["python", "-m", "engine", "run", *args])
-    today = datetime.date.today().isoformat()
-    stem = name if seeds == 1 else f"{name}-seeds{seeds}"
     body = "\n".join(line for line in res.stdout.splitlines() if not line.startswith("report "))
-    (OUT / f"{stem}.txt").write_text(f"# .venv/bin/{command}   ({today}, commit {commit}, "
-                                     f"1 torch thread)\n{body}\n", encoding="utf-8")
+    txt.write_text(f"# .venv/bin/{command}   ({datetime.date.today().isoformat()}, commit "
+                   f"{commit}, 1 torch thread)\n{body}\n", encoding="utf-8")
+    return command, data
+
+
+def run_preset(name: str, seeds: int, commit: str) -> dict:
+    """Run one preset through the CLI; write its .txt and return its tables.json entry."""
+    args = ["--preset", name] + (["--seeds", str(seeds)] if seeds > 1 else []) + ["--device", "cpu"]
+    stem = name if seeds == 1 else f"{name}-seeds{seeds}"
+    command, data = run_cli(args, OUT / f"{stem}.txt", commit)
     methods = {m: {f: v.get(f) for f in FIELDS} for m, v in data["methods"].items()}
-    return {"command": command, "commit": commit, "date": today, "seeds": seeds,
-            "methods": methods}
+    return {"command": command, "commit": commit, "date": datetime.date.today().isoformat(),
+            "seeds": seeds, "methods": methods}
 
 
 def main(argv=None) -> int:

@@ -9,9 +9,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import scenarios
-from engine.config import ConfigError
-from engine.presets import PRESETS, Preset, preset_config
+from engine.presets import Preset
 from ui import reproduce_cards as rc
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "azl.json"
@@ -29,14 +27,7 @@ LABELS = {"resnet3": "3-layer ResNet", "fc3": "3-layer FC", "two_layer": "2-laye
 
 def azl_presets() -> list[Preset]:
     """Presets whose world trains by the resnet3 procedure (the AZL world), in registry order."""
-    out = []
-    for p in PRESETS.values():
-        try:
-            if scenarios.world(preset_config(p.name)).procedures[0] == "resnet3":
-                out.append(p)
-        except ConfigError:
-            continue
-    return out
+    return rc.presets_of("resnet3")
 
 
 def stored() -> dict:

@@ -9,6 +9,7 @@ import numpy as np
 
 from engine.config import Config, summary_line
 from engine.evaluate import ALIGNED, PROBE_SAMPLES, star_counts
+from engine.procedures import procedure_of
 from engine.scenarios import reads_common, world
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
@@ -189,7 +190,7 @@ def header(cfg: Config) -> str:
                 f"seed={cfg.seed}")
     record = world(cfg)
     how = (f"schedule={cfg.schedule}" if reads_common(record, "schedule") else
-           f"procedure={record.procedures[0] if cfg.procedure == 'auto' else cfg.procedure}")
+           f"procedure={procedure_of(cfg).name}")
     return (f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
             f"{how} · seed={cfg.seed}")
 

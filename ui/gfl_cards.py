@@ -9,9 +9,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from engine import scenarios
-from engine.config import ConfigError
-from engine.presets import PRESETS, Preset, preset_config
+from engine.presets import Preset
 from ui import reproduce_cards as rc
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "gfl.json"
@@ -40,14 +38,7 @@ CLAIMS = {
 
 def gfl_presets() -> list[Preset]:
     """Presets whose world trains by the GFL procedure by default, in registry order."""
-    out = []
-    for p in PRESETS.values():
-        try:
-            if scenarios.world(preset_config(p.name)).procedures[0] == "gfl":
-                out.append(p)
-        except ConfigError:
-            continue
-    return out
+    return rc.presets_of("gfl")
 
 
 def stored() -> dict:

@@ -164,6 +164,19 @@ def preset_card(p: Preset) -> None:
         buttons(p.name, "preset")
 
 
+def presets_of(procedure: str) -> list[Preset]:
+    """Presets whose world trains by `procedure` by default, in registry order (the
+    Dissertation and Allen-Zhu & Li groups)."""
+    out = []
+    for p in PRESETS.values():
+        try:
+            if scenarios.world(preset_config(p.name)).procedures[0] == procedure:
+                out.append(p)
+        except ConfigError:
+            continue
+    return out
+
+
 def table_presets() -> list[Preset]:
     """Presets that carry the paper's table numbers, in registry order."""
     return [p for p in PRESETS.values() if p.paper]

@@ -32,17 +32,22 @@ def counts_after_step_1(preset: str) -> list[int]:
     run.step()
     return [int(c) for c in layer_probes(run.history[1].weights, run.prep.dirs)["nice"]]
 
-
-def test_gfl_mog_draws_six_coloured_stars_with_their_counts(
-        page: Page, server_log, wait_for_app) -> None:
+def open_at_step_1(page: Page, wait_for_app, preset: str) -> None:
+    """Open Explore on the preset at SIZES (1280×800) and press Step once."""
     page.set_viewport_size({"width": 1280, "height": 800})
     query = "&".join(f"{k}={v}" for k, v in SIZES.items())
-    page.goto(f"/?preset=gfl-mog&{query}")
+    page.goto(f"/?preset={preset}&{query}")
     wait_for_app(page, timeout_ms=180_000)
     page.wait_for_selector(f"{PLAYER}[data-step]", timeout=120_000)
     page.click(f"{PLAYER} .fe-step")
     page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.step === '1'",
                            timeout=120_000, polling=50)
+
+
+
+def test_gfl_mog_draws_six_coloured_stars_with_their_counts(
+        page: Page, server_log, wait_for_app) -> None:
+    open_at_step_1(page, wait_for_app, "gfl-mog")
     stars = page.evaluate(STARS)
     assert [s["name"] for s in stars] == [f"D{j}" for j in range(1, 7)], stars
     assert [s["count"] for s in stars] == counts_after_step_1("gfl-mog"), stars
@@ -56,14 +61,7 @@ def test_gfl_multi_index_map_is_drawn_in_the_relevant_plane(
         page: Page, server_log, wait_for_app, tmp_path) -> None:
     """The stars' last rows −u₁ and −u₂ sit at (−1, 0) and (0, −1) of the plane's fixed frame:
     one unit left of the centre and one unit below it (an MDS map has no such frame)."""
-    page.set_viewport_size({"width": 1280, "height": 800})
-    query = "&".join(f"{k}={v}" for k, v in SIZES.items())
-    page.goto(f"/?preset=gfl-multi-index&{query}")
-    wait_for_app(page, timeout_ms=180_000)
-    page.wait_for_selector(f"{PLAYER}[data-step]", timeout=120_000)
-    page.click(f"{PLAYER} .fe-step")
-    page.wait_for_function(f"() => document.querySelector('{PLAYER}').dataset.step === '1'",
-                           timeout=120_000, polling=50)
+    open_at_step_1(page, wait_for_app, "gfl-multi-index")
     stars = page.evaluate("() => document.querySelector('.fe-player .fe-map').feStars")
     assert [s["name"] for s in stars] == ["±D1", "±D2"], stars
     minus_u1, minus_u2 = stars

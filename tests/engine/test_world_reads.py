@@ -16,18 +16,12 @@ from engine.methods import make_run
 from engine.procedures import procedure_of
 from engine.scenarios import WORLDS, reads_common
 from engine.worlds import build_world
+from tests.engine.test_gfl_invariants import TINY as GFL_TINY
 
 STEPS = 3
 # each world's preset at a size that steps in a blink (the gfl tests' TINY sizes)
 TINY = {
-    "gfl_xor": dict(d=20, D=2, k=2, sigma_r=2.0, n=300, n_test=200, m=8, T=6, batch=50),
-    "gfl_uniform_parity": dict(d=7, D=7, k=2, n=400, n_test=200, m=8, T=6, batch=50),
-    "gfl_multi_index": dict(d=10, D=2, k=2, n=400, n_test=200, m=8, T=6, batch=50),
-    "gfl_linear": dict(labeling="threshold", d=20, D=10, k=3, p_a=0.5, p_o=0.2, n=300,
-                       n_test=200, m=8, T=6, batch=50),
-    "gfl_parity_blocks": dict(d=20, D=20, r=3, k=3, p_a=0.1, p_o=0.1, n=300, n_test=200, m=8,
-                              T=6, batch=50),
-    "gfl_mog": dict(d=20, D=4, k=2, r=4, sigma_r=1.0, n=300, n_test=200, m=8, T=6, batch=50),
+    **GFL_TINY,
     "azl_hier": dict(d=30, D=30, k=8, n=400, n_test=200, m=16, T=6, batch=100,
                      azl_drop_epoch=0),
 }
