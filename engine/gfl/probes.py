@@ -29,13 +29,16 @@ def relevant_shares(w: np.ndarray, dirs: Directions) -> np.ndarray:
 
 def layer_probes(w: np.ndarray, dirs: Directions) -> dict:
     """coverage = min_j max_i |cos(w_i, D_j)| (every feature found?), frac_aligned = share of
-    neurons within |cos| > 0.9 of some direction, relevant_share = median ‖P_U w‖/‖w‖, the
-    per-direction count of such aligned ('nice') neurons and its minimum, the signed cosine of
-    each neuron to its nearest direction and that direction's index."""
+    neurons within cos 0.9 of some direction's star (signed for centres, |cos| otherwise),
+    relevant_share = median ‖P_U w‖/‖w‖, the per-direction count of such aligned ('nice')
+    neurons and its minimum, the signed cosine of each neuron to its nearest direction and that
+    direction's index."""
     cos = direction_cosines(w, dirs)
     best = np.abs(cos).argmax(axis=1)
     nearest = cos[np.arange(len(cos)), best]
-    close = np.abs(cos) > ALIGNED
+    # a centre is one star at D_j (a neuron at −D_j is not on it: the theory's nice neurons
+    # have ⟨w, D⟩ > (1 − γ)‖w‖); a feature or subspace direction is drawn at ±D_j
+    close = (cos if dirs.kind == "centre" else np.abs(cos)) > ALIGNED
     nice = close.sum(axis=0)
     shares = relevant_shares(w, dirs)
     return {"coverage": float(np.abs(cos).max(axis=0).min()),

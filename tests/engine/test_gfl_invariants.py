@@ -8,8 +8,10 @@ import pytest
 import torch
 
 from engine.config import Config
+from engine.data import Directions
 from engine.gfl.learners import METHODS
 from engine.gfl.net import output
+from engine.gfl.probes import layer_probes
 from engine.methods import make_run
 from engine.worlds import build_world
 
@@ -138,3 +140,16 @@ def test_step_sizes_are_the_ones_the_run_takes():
     assert row_w["stage"] == "steps 2-6" and row_w["rule"].startswith("W: sgd")
     assert row_a["rule"].startswith("a: sgd")
     assert [r["stage"] for r in ntk.step_sizes()] == ["steps 1-6", "steps 1-6"]
+
+
+def test_a_centre_counts_only_the_neurons_pointing_at_it():
+    """XOR's centres ±µ₁ are two stars: a neuron at µ₁ is on D1 only, its twin at −µ₁ on D2 only
+    (counting |cos| put each on both stars and the map's counts summed to twice the aligned
+    neurons); a feature direction, drawn at ±D, counts both signs."""
+    mu = np.array([1.0, 0.0, 0.0])
+    w = np.array([mu, -mu, [0.0, 0.0, 1.0]])
+    centres = Directions(np.array([mu, -mu]), np.array([0, 0]), "centre")
+    probes = layer_probes(w, centres)
+    assert list(probes["nice"]) == [1, 1] and probes["frac_aligned"] == pytest.approx(2 / 3)
+    feature = Directions(np.array([mu]), np.array([0]), "feature")
+    assert list(layer_probes(w, feature)["nice"]) == [2]

@@ -122,7 +122,10 @@ const FE = (() => {
     // the AZL world's neurons have no single output weight a_i (A is k×m): cosine colours only
     const bySign = opt.colour === "sign" && !m.azl, counted = m.marks.some((mk) => mk.count);
     const perDirection = m.marks.some((mk) => mk.slot !== undefined);
-    const notes = m.azl ? [m.azl.count_note] : perDirection ? ["counts: neurons with |cos(w_i, D_j)| > 0.9"]
+    // a star named ±D_j counts both signs; a centre's star D_j only the neurons pointing at it
+    const signed = perDirection && !m.marks.some((mk) => String(mk.name).startsWith("±"));
+    const notes = m.azl ? [m.azl.count_note] : perDirection
+      ? [signed ? "counts: neurons with cos(w_i, D_j) > 0.9" : "counts: neurons with |cos(w_i, D_j)| > 0.9"]
       : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
