@@ -59,9 +59,9 @@ class FrameStream:
         maker = maker_of(cfg)
         self.world = build_world(cfg, device)
         check_outputs(cfg, self.world)
-        self.cfg, self.T, self.error = cfg, cfg.T, ""
+        self.cfg, self.error = cfg, ""
         self.run = explore_run(self.world)
-        self.T = self.run.T
+        self.T: int = self.run.T
         self.id = uuid.uuid4().hex[:12]  # the player's run id: a new stream, a new player
         self._maker = maker(self.run, self.world)
         self._frames: list[Frame] = [self._maker.frame(0)]
