@@ -4,7 +4,7 @@ shown comes from the session's frame stream (engine.frames): its meta() and fram
 import streamlit as st
 
 from engine.config import summary_line
-from engine.frames.credits import credit
+from engine.frames.procedure import credit
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router

@@ -9,8 +9,8 @@ import numpy as np
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
 from ..report import _schedule, clean
-from .credits import credit
 from .frame import Frame, rounded
+from .procedure import credit
 
 MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
 
