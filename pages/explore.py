@@ -4,7 +4,6 @@ shown comes from the session's frame stream (engine.frames): its meta() and fram
 import streamlit as st
 
 from engine.config import summary_line
-from engine.frames.procedure import credit
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
@@ -20,9 +19,8 @@ if not mode.on:
     controls.sidebar(state)
 present.header(mode, "Feature emergence explorer")
 if not mode.on:
-    who = credit(state.cfg)
-    st.caption(f"{who['claim']} ({who['source']}). Move a setting, press Play, watch the "
-               "neurons.")
+    st.caption("A two-layer network learns features from structured inputs "
+               "(Shi, Wei & Liang, ICLR 2022). Move a setting, press Play, watch the neurons.")
 show_url_warnings(state)
 
 cfg = state.cfg

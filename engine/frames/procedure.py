@@ -34,6 +34,18 @@ def frame_name(cfg: Config) -> str:
     return getattr(proc, "frame", None) or FRAMES[proc.name]
 
 
+def lead(cfg: Config) -> str:
+    """The method Explore plays and the guard sizes it by: the procedure's first default."""
+    return procedure_of(cfg).defaults[0]
+
+
+def neurons(cfg: Config) -> int:
+    """Hidden neurons of cfg's width m: the procedure's count where its record has one, else
+    the paper's twin network's 2m."""
+    count = getattr(procedure_of(cfg), "neurons", None)
+    return count(cfg.m) if count is not None else 2 * cfg.m
+
+
 def own_explore_run(cfg: Config):
     """The procedure's (or, before the records carry it, the world's) own Explore run maker,
     (built world) → run, or None: Explore plays the procedure's network run."""

@@ -15,7 +15,7 @@ from .azl import AZLFrames
 from .frame import Frame, pack
 from .gfl import GFLFrames
 from .paper import PaperFrames
-from .procedure import frame_name, own_explore_run
+from .procedure import frame_name, lead, own_explore_run
 
 # The frame makers, by the name a procedure gives as its `frame` (engine/frames/procedure.py)
 MAKERS = {"engine": PaperFrames, "gfl": GFLFrames, "azl": AZLFrames}
@@ -32,9 +32,9 @@ def maker_of(cfg: Config) -> type:
 
 def explore_run(world):
     """The run Explore plays: the procedure's own (the AZL world: the ResNet with its other
-    methods beside it), else its network run."""
+    methods beside it), else its lead method's run."""
     own = own_explore_run(world.cfg)
-    return own(world) if own is not None else make_run("network", world)
+    return own(world) if own is not None else make_run(lead(world.cfg), world)
 
 
 def check_outputs(cfg: Config, world) -> None:
