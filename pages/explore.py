@@ -1,5 +1,4 @@
-"""Explore: one network trains live; watch its neurons travel to their features. Everything
-shown comes from the session's frame stream (engine.frames): its meta() and frames()."""
+"""Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
 
 import streamlit as st
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
-from ..report import _schedule, clean
+from ..report import build_report, clean
 from .frame import Frame, rounded
 from .procedure import credit
 
@@ -109,9 +109,14 @@ class Maker:
         """Explore's words around the player: credit, what is measured, step sizes, report."""
         return {**credit(self.world.cfg), "probes": self.probes(),
                 "step_sizes": self.step_sizes(),
-                "report": clean({"config": self.world.cfg.to_dict(),
-                                 "schedule": _schedule({"network": self.run}),
-                                 "device": str(self.world.device)})}
+                "report": self.report_head()}
+
+    def report_head(self) -> dict:
+        """The JSON report (engine.report.build_report) without its per-step parts: those keys
+        are None here, and engine.frames.report fills them from the frames."""
+        head = build_report(self.world.cfg, {"network": self.run}, str(self.world.device), {},
+                            per_seed=[{"network": {}}])
+        return {**head, "preset": None, "methods": None, "history": None, "timing": None}
 
     def probes(self) -> str:
         """What is measured every step, and on which samples."""
