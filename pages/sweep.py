@@ -100,7 +100,9 @@ st.plotly_chart(lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}",
 st.subheader("Table")
 st.dataframe(store.table(), hide_index=True, height=260)
 d1, d2 = st.columns(2)
-# built when pressed (and once per store), not on every click of the page
-d1.download_button("CSV", store.csv, f"{pick.rsplit('/', 1)[-1]}.csv", "text/csv")
-d2.download_button("Parquet", store.parquet, f"{pick.rsplit('/', 1)[-1]}.parquet",
-                   "application/octet-stream")
+if store.refused():  # sized before anything is built (engine/exports.py)
+    st.caption(markdown_plain(f"No download on this server: {store.refused()}"))
+else:  # built when pressed (and once per store), not on every click of the page
+    d1.download_button("CSV", store.csv, f"{pick.rsplit('/', 1)[-1]}.csv", "text/csv")
+    d2.download_button("Parquet", store.parquet, f"{pick.rsplit('/', 1)[-1]}.parquet",
+                       "application/octet-stream")

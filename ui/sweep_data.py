@@ -12,7 +12,8 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from engine.config import Config, from_dict
+from engine import exports
+from engine.config import Config, ConfigError, from_dict
 from engine.sweep import load
 from ui.state import url_params
 
@@ -81,6 +82,15 @@ class Stored:
 
     def table(self) -> pd.DataFrame:
         return self._once("table", lambda: self.df.drop(columns=["config"], errors="ignore"))
+
+    def refused(self) -> str | None:
+        """Why the CSV/Parquet downloads are not offered (the guard's one line), or None."""
+        rows, cols = self.df.shape
+        try:
+            exports.check("sweep table download", "rows", rows, exports.table_mb(rows, cols))
+        except ConfigError as err:
+            return str(err)
+        return None
 
     def csv(self) -> str:
         return self._once("csv", lambda: self.df.to_csv(index=False))

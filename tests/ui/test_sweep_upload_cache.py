@@ -68,3 +68,11 @@ def test_the_memo_gives_the_page_the_same_numbers(upload):
     assert store.per_seed("test_acc", "network", "ntk") is store.per_seed("test_acc",
                                                                          "network", "ntk")
     assert store.csv() == df.to_csv(index=False)
+
+
+def test_the_table_download_is_sized_and_refused_in_one_line(upload, monkeypatch):
+    store = sd.stored(upload)
+    assert store.refused() is None
+    monkeypatch.setenv("FEX_MAX_MEMORY_MB", "1")
+    msg = store.refused()
+    assert msg and "\n" not in msg and "FEX_MAX_MEMORY_MB" in msg and "rows=" in msg, msg
