@@ -15,10 +15,10 @@ from .guard import ResourceError, limit
 GIF_MAX_FRAMES = 601
 KEEP_FIRST = 3  # steps 0, 1, 2: the lecture's moment, always in the GIF
 GIF_BASE_MB = 16.0  # the frame being drawn (RGB and palette copies), fonts, the encoder
-GIF_FRAME_KB = 24.0  # one encoded 480×480 frame (measured 8-15 KB), kept in the output
+GIF_FRAME_KB = 24.0  # one encoded 480×480 frame (measured 6-7 KB), kept in the output
 GIF_POINT_B = 64  # a map point of a chosen frame: decoded position, colour, its fan slot
 HTML_BASE_MB = 8.0
-HTML_FRAME_B = 6000  # a frame's scalars and narration (measured 1.5-3 KB), in every copy
+HTML_FRAME_B = 2000  # a frame's scalars and narration (the file: ~1 KB a frame at m = 20)
 HTML_POINT_B = 8  # a map point: int16 x, y, int8 cosine and sign, base64 (×4/3)
 HTML_COPIES = 6  # pack's lists, the joined base64, json.dumps, the escaped and the page string
 TABLE_CELL_B = 40  # CSV/JSON: a number as text, the row dicts and the joined string
