@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,7 @@ class Shot:
     counts: list
 
 
+@lru_cache(maxsize=8)
 def font(size: int) -> ImageFont.FreeTypeFont:
     """The bundled DejaVu Sans: it has every glyph the labels use (Σ, −, ±, subscripts)."""
     return ImageFont.truetype(str(FONT), size)
