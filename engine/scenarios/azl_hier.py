@@ -80,29 +80,31 @@ def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float]:
 
 
 # CPU time per step of Explore's run (five nets trained on one batch, each probed on the
-# TRAIN_PROBE + TEST_PROBE points), as flop-equivalents at the guard's 20 GFLOP/s: a fixed
-# part (Python, probes) and per probed or trained sample a part linear and one quadratic in m
-# (the m×m layer of the ResNet and the FC net). Fitted to CPU seconds per step at m = 300,
-# 1000, 2000 (bench/azl_time.py, one thread, loaded 2-core machine: 0.031, 0.073, 0.207 s);
-# the engine's count, without the m×m layer, was 6.4× low at m = 2000 (98 s for T = 3000).
+# TRAIN_PROBE + TEST_PROBE points, and the map), as flop-equivalents at the guard's 20 GFLOP/s:
+# a fixed part (Python, probes) and per probed or trained sample a part linear and one
+# quadratic in m. Fitted to CPU seconds per step at m = 300, 1000, 2000 (bench/azl_time.py,
+# one thread, loaded 2-core machine: 0.031, 0.073, 0.207 s); the engine's count, without an
+# m² part, was 6.4× low at m = 2000 (98 s for T = 3000).
 STEP_FLOP, SAMPLE_M_FLOP, SAMPLE_M2_FLOP = 5.1e8, 68.8, 0.624
 PROBED = TEST_PROBE + TRAIN_PROBE
 EXPLORE_NETS = 5  # resnet3, fc3, two_layer, ntk, last_layer
-DEEP = {"network"}  # the engine methods whose net has the m×m layer (the ResNet)
+# A method trained alone (Compare, sweeps) grows far less with m than Explore's step: its share
+# of the m² part, from CPU seconds per step at m = 300 and 2000 (network 0.007 and 0.025, ntk
+# 0.003 and 0.015, rf 0.003 and 0.008)
+SQUARE_SHARE, OTHER_SQUARE_SHARE = {"network": 0.1, "rf": 0.01}, 0.05
 
 
 def run_gflop(cfg: Config, methods, embed: bool) -> float:
-    """GFLOP-equivalents of T steps: Explore's five nets (embed), else each method's own net
-    (its share of the fixed and linear parts, the m×m part only for the ResNet, one of the
-    two deep nets measured together)."""
+    """GFLOP-equivalents of T steps: Explore's five nets and map (embed), else each method's
+    own net (a fifth of the fixed and linear parts, its share of the m² part)."""
     samples = cfg.batch + PROBED
     fixed, linear = STEP_FLOP, SAMPLE_M_FLOP * samples * cfg.m
     square = SAMPLE_M2_FLOP * samples * cfg.m ** 2
     if embed:
         per_step = fixed + linear + square
     else:
-        per_step = sum((fixed + linear) / EXPLORE_NETS + (square / 2 if m in DEEP else 0.0)
-                       for m in methods)
+        per_step = sum((fixed + linear) / EXPLORE_NETS
+                       + square * SQUARE_SHARE.get(m, OTHER_SQUARE_SHARE) for m in methods)
     return cfg.T * per_step / 1e9
 
 

@@ -24,3 +24,26 @@ def test_the_azl_estimate_grows_with_the_square_of_the_width():
     wide = small.replace(m=2000)
     ratio = guard.estimate(wide).seconds / guard.estimate(small).seconds
     assert ratio > 4, ratio  # the m×m layer: the engine's linear count gave about 2
+
+
+@pytest.mark.parametrize("method", ["network", "ntk", "rf"])
+def test_a_method_trained_alone_is_within_the_bound(method):
+    """Compare and the sweeps train each AZL method alone (no map, one net)."""
+    import time
+
+    import torch
+
+    from engine.methods import make_run
+    from engine.worlds import build_world
+
+    torch.set_num_threads(1)
+    cfg = preset_config("azl-resnet").replace(m=2000, T=3000)
+    run = make_run(method, build_world(cfg))
+    for _ in range(3):
+        run.step()
+    c0 = time.process_time()
+    for _ in range(10):
+        run.step()
+    per_step = (time.process_time() - c0) / 10
+    est = guard.estimate(cfg, (method,), embed=False).seconds / cfg.T
+    assert 1 / BOUND <= est / per_step <= BOUND, (method, est, per_step)
