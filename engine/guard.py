@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from .config import Config, ConfigError
 from .evaluate import PROBE_SAMPLES as PROBE
 from .methods import BY_NAME
-from .scenarios import dictionary, download_setting, input_dim, pattern_space, run_bytes
+from .scenarios import dictionary, download_setting, input_dim, pattern_space, run_bytes, run_gflop
 from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20
@@ -256,7 +256,8 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
         "classifier (logreg)": resident + _logreg_mb(cfg, methods),
     }
     dominant = max(parts, key=parts.get)
-    gflop = _gflop(cfg, methods, embed, feature_cache)
+    gflop = run_gflop(cfg, methods, embed)  # a world that trains with its own runs times them
+    gflop = _gflop(cfg, methods, embed, feature_cache) if gflop is None else gflop
     seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
     return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache,
                     resident)
@@ -297,10 +298,7 @@ def check(cfg: Config, methods=("network",), embed: bool = True, load: Load = Lo
             if getattr(cfg, name) > cap:
                 raise ResourceError(name, getattr(cfg, name),
                                     f"at most {cap:g} {what} on this server ({env})")
-    name = download_setting(cfg)
-    if name and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
-        raise ResourceError(name, getattr(cfg, name), "a bundled data set on this server "
-                            "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
+    check_downloads(cfg)
     est = estimate(cfg, methods, embed)
     mem_cap, time_cap = limit("FEX_MAX_MEMORY_MB"), limit("FEX_MAX_SECONDS")
     if load.memory_mb(est) > mem_cap:  # the cache is a speed-up: give it up before refusing
@@ -324,6 +322,14 @@ def check(cfg: Config, methods=("network",), embed: bool = True, load: Load = Lo
                             f"more than the {time_cap:g} s allowed on this server "
                             f"(FEX_MAX_SECONDS)")
     return est
+
+
+def check_downloads(cfg: Config) -> None:
+    """ResourceError when cfg's data would be downloaded and this server has downloads off."""
+    name = download_setting(cfg)
+    if name and os.environ.get("FEX_ALLOW_DOWNLOADS", "1").strip().lower() in ("0", "false", "no"):
+        raise ResourceError(name, getattr(cfg, name), "a bundled data set on this server "
+                            "(downloads are off: FEX_ALLOW_DOWNLOADS=0)")
 
 
 def _largest_knob(cfg: Config, est: Estimate) -> str:

@@ -73,6 +73,8 @@ class WorldRecord:
     input_dim: Callable | None = None  # (cfg) -> width of x when it is not cfg.d
     download_setting: Callable | None = None  # (cfg) -> the setting that downloads data, or None
     run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes of its own runs
+    # (cfg, methods, embed) -> GFLOP-equivalents of its own runs, for the guard's time estimate
+    run_gflop: Callable | None = None
     make_run: Callable | None = None  # (method, world, embed, freeze_after) -> its own run
     methods: tuple[str, ...] | None = None  # the engine methods it offers (None: all of them)
     # (built world) -> the run Explore plays when it is not the network's own (azl_hier: the

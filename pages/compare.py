@@ -7,7 +7,9 @@ import json
 
 import streamlit as st
 
+from engine import exports
 from engine.config import ConfigError, summary_line
+from engine.echo import markdown_plain
 from engine.methods import LABELS, METHODS
 from engine.presets import PRESETS
 from engine.report import cell, history_csv, score_key
@@ -101,11 +103,20 @@ def play_controls() -> int:
 def downloads(state, report: dict) -> None:
     """CSV of the per-step curves and the JSON report (same schema as the CLI)."""
     first = state.compare.series.first
+    runs = list(first.runs.values())
+    rows = sum(len(r.history) for r in runs)
+    try:  # sized before anything is built (engine/exports.py); built when pressed
+        exports.check("curves CSV and report", "T", state.cfg.T,
+                      exports.table_mb(rows, max(len(r.history[-1].scalars()) for r in runs)))
+    except ConfigError as err:
+        st.caption(f"No download on this server: {markdown_plain(str(err))}")
+        return
     d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Curves (CSV)", history_csv(first.runs), "compare_history.csv",
+    d1.download_button("Curves (CSV)", lambda: history_csv(first.runs), "compare_history.csv",
                        "text/csv", icon=":material/download:", key="compare_csv")
-    d2.download_button("Report (JSON)", json.dumps(report, indent=1), "compare_report.json",
-                       "application/json", icon=":material/download:", key="compare_json")
+    d2.download_button("Report (JSON)", lambda: json.dumps(report, indent=1),
+                       "compare_report.json", "application/json", icon=":material/download:",
+                       key="compare_json")
 
 
 def headline(report: dict) -> None:

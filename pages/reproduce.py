@@ -55,3 +55,7 @@ OWN_GROUPS = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets(
 for source, presets in rc.other_presets(exclude=OWN_GROUPS).items():
     st.subheader(source)
     grid(presets, rc.preset_card)
+hidden = [p.name for p in rc.PRESETS.values() if rc.needs_download(p.name)]
+if hidden:
+    st.caption(f"Not on this server: {', '.join(hidden)} (their data would be downloaded, and "
+               "downloads are off here: FEX_ALLOW_DOWNLOADS=0; the command line runs them).")

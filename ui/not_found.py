@@ -5,7 +5,8 @@ Streamlit answers every unknown path with its index.html, whose asset links are 
 the script, and shows a blank page. One level deep (/typo) the app itself says "Page not found"
 (ui/router.py); deeper paths never reach the app, so this middleware answers them with a small
 self-contained page (no script, no external resource) and status 404. Streamlit's own routes
-(/_stcore/…, /media/…, /component/…) and its real static files pass through untouched.
+(/_stcore/…, /media/…, /component/…) and its real static files pass through untouched. A
+path with a ".." segment gets the same 404 page whether its target exists or not.
 """
 
 from __future__ import annotations
@@ -50,12 +51,23 @@ def route_prefixes(app) -> set[str]:
     return out
 
 
+def climbs(parts: list[str]) -> bool:
+    """True for a ".." segment (also sent as %2e%2e): browsers resolve them before asking, so
+    only a hand-made request has one, and it gets the same answer wherever it points."""
+    return ".." in parts
+
+
 def is_unknown(path: str, prefixes: set[str], static_dir: str) -> bool:
-    """True for a path two or more levels deep that no route and no static file answers."""
+    """True for a path two or more levels deep that no route and no static file answers, and
+    for every path that climbs out of the app, whether or not its target exists: Streamlit's
+    static handler answered 400 for an existing file there and 404 for a missing one (an
+    oracle for the server's files)."""
     base = base_path()
     if base and (path == base or path.startswith(base + "/")):
         path = path[len(base):]
     parts = [p for p in unquote(path).split("/") if p]
+    if climbs(parts):
+        return True
     if len(parts) < 2 or parts[0] in prefixes:
         return False
     return not os.path.isfile(os.path.join(static_dir, *parts))

@@ -182,10 +182,21 @@ def table_presets() -> list[Preset]:
     return [p for p in PRESETS.values() if p.paper]
 
 
+def needs_download(name: str) -> bool:
+    """Whether this server refuses the preset because its data would be downloaded
+    (FEX_ALLOW_DOWNLOADS=0, the Docker image's setting): its card would only be refused."""
+    try:
+        guard.check_downloads(preset_config(name))
+    except ConfigError:
+        return True
+    return False
+
+
 def other_presets(exclude=()) -> dict[str, list[Preset]]:
-    """Every other registered preset (but those in exclude), grouped by its source."""
+    """Every other registered preset (but those in exclude and those this server cannot load
+    without a download), grouped by its source."""
     groups: dict[str, list[Preset]] = {}
     for p in PRESETS.values():
-        if not p.paper and p.name not in exclude:
+        if not p.paper and p.name not in exclude and not needs_download(p.name):
             groups.setdefault(p.source, []).append(p)
     return groups

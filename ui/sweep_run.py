@@ -11,17 +11,20 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
 
+from engine import guard
 from engine.config import ConfigError
 from engine.echo import markdown_plain, plain
 from engine.methods import METHODS
 from engine.presets import PRESETS
 from engine.sweep import SweepSpec, load, run_sweep
-from engine.sweep.spec import parse_fixed, parse_methods, parse_pair, parse_values
+from engine.sweep.spec import check, parse_fixed, parse_methods, parse_pair, parse_values
 from ui.state import SweepState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +34,11 @@ MAX_FORM_TEXT = 2000  # characters of a form field: a grid of a few hundred valu
 TMP_PREFIX = "fex-sweep-"
 TMP_MAX_AGE_S = 3600  # a page run takes minutes: an older folder is a killed server's
 PICK_KEY = "sweep_pick"  # the picker widget's key
+# page sweeps running at once on the server (each holds a core for up to FEX_MAX_SECONDS):
+# at most one per session, and this many in all, so that a few tabs cannot take every core
+MAX_RUNNING = 2
+_running: dict[int, float] = {}  # id(the session's SweepState) -> when its sweep started
+_running_lock = threading.Lock()
 _notes: dict[tuple, str | None] = {}  # (path, mtime, size) -> why the store cannot be opened
 
 
@@ -136,7 +144,49 @@ def spec_from_form(preset: str, grids: list[str], fixed: str, seeds: int,
         raise ConfigError("grid", f"{spec.count()} settings × {seeds} seeds",
                           f"at most {MAX_PAGE_RUNS} runs from the page (use the command line "
                           "for more: python -m engine sweep)")
+    check_budget(spec)
     return spec
+
+
+def grid_seconds(spec: SweepSpec) -> float:
+    """The guard's CPU-time estimate of the whole sweep: every cell (each checked by the
+    guard first), seed and method."""
+    cells = check(spec)
+    return spec.seeds * sum(guard.estimate(cfg, spec.methods, embed=False).seconds
+                            for _, cfg in cells)
+
+
+def check_budget(spec: SweepSpec) -> None:
+    """A page sweep gets FEX_MAX_SECONDS for the whole grid (one run's allowance), not per
+    cell and method: 24 runs × 5 methods at T = 5000 were 1-2 CPU-hours per click."""
+    cap, need = guard.limit("FEX_MAX_SECONDS"), grid_seconds(spec)
+    if need > cap:
+        raise ConfigError("grid", f"{spec.count()} settings × {spec.seeds} seeds × "
+                          f"{len(spec.methods)} methods",
+                          f"a smaller sweep: about {need:.0f} s of CPU in all, more than the "
+                          f"{cap:g} s a page sweep may take on this server (FEX_MAX_SECONDS; "
+                          "the command line runs larger ones: python -m engine sweep)")
+
+
+@contextmanager
+def page_slot(state: SweepState):
+    """Hold this session's one page sweep (and one of the server's MAX_RUNNING) while it
+    runs; ConfigError (one line) when the session already runs one or the server is full."""
+    key = id(state)
+    with _running_lock:
+        if key in _running:
+            since = time.strftime("%H:%M:%S", time.localtime(_running[key]))
+            raise ConfigError("sweep", "a second one", f"one running page sweep per session "
+                              f"(yours started at {since}; wait for it to finish)")
+        if len(_running) >= MAX_RUNNING:
+            raise ConfigError("sweep", "one more", f"at most {MAX_RUNNING} page sweeps at "
+                              "once on this server (try again in a minute)")
+        _running[key] = time.time()
+    try:
+        yield
+    finally:
+        with _running_lock:
+            _running.pop(key, None)
 
 
 def run_in_tmp(spec: SweepSpec, on_unit) -> tuple[dict, bytes]:
@@ -162,12 +212,13 @@ def run_form(state: SweepState) -> None:
         return
     try:
         spec = spec_from_form(preset, [g1, g2], fixed, int(seeds), methods)
-        bar = st.progress(0.0, text="checking every cell against the server's limits")
+        with page_slot(state):
+            bar = st.progress(0.0, text="checking every cell against the server's limits")
 
-        def tick(i: int, n: int, rows: list[dict]) -> None:
-            bar.progress(i / n, text=f"{i} / {n} runs done")
+            def tick(i: int, n: int, rows: list[dict]) -> None:
+                bar.progress(i / n, text=f"{i} / {n} runs done")
 
-        res, data = run_in_tmp(spec, tick)
+            res, data = run_in_tmp(spec, tick)
     except ConfigError as err:
         st.error(f"Cannot run this sweep: {markdown_plain(str(err))}", icon=":material/block:")
         return

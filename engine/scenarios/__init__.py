@@ -25,6 +25,8 @@ and, optionally,
   input_dim(cfg)    the width of x when it is not cfg.d (real data: the image size)
   download_setting(cfg)  the setting that makes it download data, or None (the guard refuses it
                     on a server with downloads off)
+  run_gflop(cfg, methods, embed)  GFLOP-equivalents of its own runs (the guard's time), when
+                    the engine's count does not fit them
   run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
                     engine's (the guard's sizing)
   make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
@@ -81,9 +83,9 @@ WORLDS: dict[str, WorldRecord] = {
 WORLD_SETTINGS = frozenset(name for r in WORLDS.values() for name in r.settings)
 
 __all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim",
-           "pattern_space", "dictionary", "download_setting", "run_bytes", "make_dataset",
-           "make_run", "headline", "centre_cosines", "centre_coverage", "neighbour_cosine",
-           "two_cluster_score", "scenario_presets"]
+           "pattern_space", "dictionary", "download_setting", "run_bytes", "run_gflop",
+           "make_dataset", "make_run", "headline", "centre_cosines", "centre_coverage",
+           "neighbour_cosine", "two_cluster_score", "scenario_presets"]
 
 
 def world(cfg: Config) -> WorldRecord:
@@ -134,6 +136,13 @@ def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float] | None:
     """(kept, peak) bytes of one of the world's own runs (engine.guard), or None: the engine's."""
     hook = world(cfg).run_bytes
     return None if hook is None else hook(cfg, r, params)
+
+
+def run_gflop(cfg: Config, methods, embed: bool) -> float | None:
+    """GFLOP-equivalents of the world's own runs of `methods` (engine.guard's time), or None:
+    the engine's count."""
+    hook = world(cfg).run_gflop
+    return None if hook is None else hook(cfg, methods, embed)
 
 
 def download_setting(cfg: Config) -> str | None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..azl.config import RANGES, VARIANTS, AZLConfig
-from ..azl.data import TEST_PROBE
+from ..azl.data import TEST_PROBE, TRAIN_PROBE
 from ..azl.explore import ExploreRun
 from ..azl.presets import PRESETS as AZL_PRESETS
 from ..azl.run import AZLRun, AZLWorld, build_world
@@ -79,6 +79,35 @@ def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float]:
     return kept, 8 * max(cfg.n, cfg.n_test, TEST_PROBE) * cfg.m * 4
 
 
+# CPU time per step of Explore's run (five nets trained on one batch, each probed on the
+# TRAIN_PROBE + TEST_PROBE points, and the map), as flop-equivalents at the guard's 20 GFLOP/s:
+# a fixed part (Python, probes) and per probed or trained sample a part linear and one
+# quadratic in m. Fitted to CPU seconds per step at m = 300, 1000, 2000 (bench/azl_time.py,
+# one thread, loaded 2-core machine: 0.031, 0.073, 0.207 s); the engine's count, without an
+# m² part, was 6.4× low at m = 2000 (98 s for T = 3000).
+STEP_FLOP, SAMPLE_M_FLOP, SAMPLE_M2_FLOP = 5.1e8, 68.8, 0.624
+PROBED = TEST_PROBE + TRAIN_PROBE
+EXPLORE_NETS = 5  # resnet3, fc3, two_layer, ntk, last_layer
+# A method trained alone (Compare, sweeps) grows far less with m than Explore's step: its share
+# of the m² part, from CPU seconds per step at m = 300 and 2000 (network 0.007 and 0.025, ntk
+# 0.003 and 0.015, rf 0.003 and 0.008)
+SQUARE_SHARE, OTHER_SQUARE_SHARE = {"network": 0.1, "rf": 0.01}, 0.05
+
+
+def run_gflop(cfg: Config, methods, embed: bool) -> float:
+    """GFLOP-equivalents of T steps: Explore's five nets and map (embed), else each method's
+    own net (a fifth of the fixed and linear parts, its share of the m² part)."""
+    samples = cfg.batch + PROBED
+    fixed, linear = STEP_FLOP, SAMPLE_M_FLOP * samples * cfg.m
+    square = SAMPLE_M2_FLOP * samples * cfg.m ** 2
+    if embed:
+        per_step = fixed + linear + square
+    else:
+        per_step = sum((fixed + linear) / EXPLORE_NETS
+                       + square * SQUARE_SHARE.get(m, OTHER_SQUARE_SHARE) for m in methods)
+    return cfg.T * per_step / 1e9
+
+
 def _spec(name: str, label: str, default) -> Spec:
     kind, lo, hi, text = RANGES[name]
     return Spec(kind, lo, hi, label=label, default=default, help=f"AZL world: {text}")
@@ -102,7 +131,8 @@ PRESETS = tuple(Preset(p.name, p.title, p.description, p.source,
 RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
-    dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED,
+    dictionary=False, run_bytes=run_bytes, run_gflop=run_gflop, make_run=make_run,
+    methods=OFFERED,
     explore_run=explore_run,
     # engine.azl.world.ENGINE_NAMES, and d, D, k that its check pins to the variant
     common=("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch"))
