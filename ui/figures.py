@@ -4,6 +4,8 @@ heat map and lines."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -130,19 +132,32 @@ def heatmap(agg: pd.DataFrame, x: str, y: str, title: str, diverging: bool = Fal
     return fig
 
 
-def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str) -> go.Figure:
-    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours)."""
+def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str,
+          labels: dict[str, str] | None = None) -> go.Figure:
+    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours);
+    each named by `labels` (its world's label) or the engine's label; points are clickable."""
     fig = go.Figure()
     for method, part in agg.groupby("method", sort=False):
         part = part.sort_values(x)
         style, symbol, _ = method_style(method)
+        name = (labels or {}).get(method) or LABELS.get(method, method)
         fig.add_trace(go.Scatter(x=part[x], y=part["mean"], mode="lines+markers",
-                                 name=LABELS.get(method, method), line=style,
-                                 marker={"symbol": symbol},
+                                 name=name, line=style, marker={"symbol": symbol},
                                  error_y={"type": "data", "array": part["std"]}))
-    fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN)
+    fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN,
+                      clickmode="event+select")
     values = sorted(agg[x].unique().tolist())
     if 1 < len(values) <= 12 and pd.api.types.is_numeric_dtype(agg[x]):
         # ticks at the swept values only (k = 1, 3, 5, … not 2, 4, …)
         fig.update_xaxes(tickvals=values, ticktext=_labels(values))
+    return fig
+
+
+def level_line(fig: go.Figure, level: float, words: str) -> go.Figure:
+    """A dashed reference level across the plot with its words just under it at the right (on
+    a linear or a log y axis: Plotly reads an annotation's y in log10 units on a log axis)."""
+    log = fig.layout.yaxis.type == "log"
+    fig.add_hline(y=level, line={"dash": "dash", "color": "#444444"})
+    fig.add_annotation(x=1.0, xref="paper", y=math.log10(level) if log else level, yref="y",
+                       xanchor="right", yanchor="top", showarrow=False, text=words)
     return fig

@@ -7,7 +7,10 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
+from engine import scenarios
 from engine.config import Config, from_dict
+from engine.errors import ConfigError
+from engine.methods import LABELS
 from engine.sweep import load
 from ui.state import url_params
 
@@ -102,3 +105,33 @@ def cell_links(spec: dict, setting: dict, methods: tuple[str, ...]) -> tuple[str
     explore = url_params(cfg)
     compare = url_params(cfg, methods)
     return "/?" + urlencode(explore), "/compare?" + urlencode(compare)
+
+
+def world_config(df: pd.DataFrame) -> Config | None:
+    """The Config of the sweep's first row (its world and procedure), None if it no longer
+    validates (a store from an older engine)."""
+    try:
+        return from_dict(json.loads(df.config.iloc[0]))
+    except (ConfigError, ValueError, TypeError):
+        return None
+
+
+def method_labels(df: pd.DataFrame) -> dict[str, str]:
+    """method → its label in the sweep's world (the AZL world's network is the 3-layer ResNet)."""
+    cfg = world_config(df)
+    methods = dict.fromkeys(df["method"])
+    if cfg is None:
+        return {m: LABELS.get(m, m) for m in methods}
+    return {m: scenarios.method_label(cfg, m) for m in methods}
+
+
+def levels(df: pd.DataFrame, metric: str) -> list[tuple[float, str]]:
+    """The reference levels the sweep's world draws for this metric (the AZL world's kα²)."""
+    cfg = world_config(df)
+    level = None if cfg is None else scenarios.levels(cfg).get(metric)
+    return [level] if level else []
+
+
+def point_setting(df: pd.DataFrame, axes: list[str], x: str, value, fixed: dict) -> dict:
+    """The whole setting of a point of a one-axis sweep's lines (x = value, the fixed axes)."""
+    return whole_setting(df, axes, {x: value, **fixed})

@@ -160,6 +160,19 @@ def make_run(method: str, built, embed: bool = True, freeze_after: int | None = 
     return None if maker is None else maker(method, built, embed, freeze_after)
 
 
+def method_label(cfg: Config, method: str) -> str:
+    """A method's label in cfg's world: the world's own where it has one, else the engine's."""
+    from ..method_table import LABELS
+
+    return world(cfg).labels.get(method) or LABELS.get(method, method)
+
+
+def levels(cfg: Config) -> dict:
+    """{metric: (level, words)}: the reference levels cfg's world draws on its charts."""
+    maker = world(cfg).levels
+    return {} if maker is None else maker(cfg)
+
+
 def scenario_presets() -> list:
     """Every world's presets, in the registry's order."""
     return [p for r in WORLDS.values() for p in r.presets]
