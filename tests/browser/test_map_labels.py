@@ -87,12 +87,23 @@ def test_azl_pair_labels_stay_apart_and_pair_counts_have_their_own_chart(
     assert "Traceback" not in server_log, server_log.text
 
 
+# every shown chart: where its title ends and its first legend row (beside the title) starts
+TITLES = """() => Array.from(document.querySelectorAll('.fe-player .fe-side canvas'))
+  .filter((cv) => cv.style.display !== 'none' && cv.feTitle)
+  .map((cv) => ({cls: cv.className, ...cv.feTitle}))"""
+
+
 def test_a_regression_error_above_the_axis_is_marked_and_named(
         page: Page, server_log, wait_for_app) -> None:
     """gfl-multi-index's test MSE / Var(y) jumps to ≈ 6 at step 1 (41.99 at the preset's size)
-    on an axis that ends at 1.5: the chart says so and names the value."""
+    on an axis that ends at 1.5: the chart says so and names the value. At 1000 px wide no
+    legend runs into its chart's title ("Coverage and shares (Algorithm 1's probes)")."""
     open_explore(page, wait_for_app, "gfl-multi-index", GFL, "light")
+    page.set_viewport_size({"width": 1000, "height": 800})
     step_to(page, 1)
+    titles = page.evaluate(TITLES)
+    assert len(titles) == 2, titles
+    assert all(t["legendLeft"] is None or t["right"] + 8 <= t["legendLeft"] for t in titles), titles
     off = page.evaluate("""() => { const p = globalThis.FE_PLAYER;
       return {...p.cv.acc.feOff, test: p.store.s.test[1]}; }""")
     assert off["test"] > 1.5, off

@@ -11,13 +11,15 @@ Object.assign(FE, (() => {
     spec = {...spec, series: spec.series.map((se) => ({...se, colour: ink(se.colour, th)}))};
     cv.feSpec = spec;  // what was drawn (tests read the series beside the store)
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    ctx.fillStyle = th.fg; ctx.font = F("600", 14); ctx.textBaseline = "top";
+    ctx.fillStyle = th.fg; ctx.textBaseline = "top";
+    const tsize = fitFont(ctx, spec.title, "600", 14, w - 16);  // a narrow chart: smaller title
     ctx.fillText(spec.title, 8, 6);
+    const titleEnd = 8 + ctx.measureText(spec.title).width;
     if (spec.sub) {
       ctx.fillStyle = th.muted; fitFont(ctx, spec.sub, "", 12, w - 16); ctx.fillText(spec.sub, 8, 24 * scale);
     }
     // legend rows: one right-aligned row beside the title, more (many series) below the subtitle
-    const rows = legendRows(ctx, spec, w - 16);
+    const rows = legendRows(ctx, spec, w - 16, tsize);
     // a value off the axis is drawn at its edge (▲ / ▼) and a line under the subtitle says so
     const off = offAxis(st, spec);
     cv.feOff = off;
@@ -44,7 +46,8 @@ Object.assign(FE, (() => {
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
-    legend(ctx, rows, w - right, 14 * scale, th);
+    const left0 = legend(ctx, rows, w - right, 14 * scale, th);
+    cv.feTitle = {right: titleEnd, legendLeft: left0};  // tests: title and legend stay apart
     if (spec.note) {
       const t = spec.note(st, i), [a, b] = panels[panels.length - 1];
       if (t) { ctx.fillStyle = th.fg; ctx.textBaseline = "top"; noteLines(ctx, t, a + 6, top + 4, b - a - 12); }
@@ -140,22 +143,27 @@ Object.assign(FE, (() => {
 
   /* The named series in rows, right-aligned: the first row ends where the title ends, the
    * next ones (below the subtitle) use the whole width. */
-  function legendRows(ctx, spec, width) {
-    ctx.font = F("600", 14);
+  function legendRows(ctx, spec, width, tsize) {
+    ctx.font = F("600", tsize);
     let room = width - 16 - ctx.measureText(spec.title).width;
     ctx.font = F("", 12);
     const rows = [[]];
     for (const se of [...spec.series].reverse()) {
       if (!se.name) continue;
       const need = ctx.measureText(se.name).width + 36;
-      if (need > room && rows[rows.length - 1].length) { rows.push([]); room = width; }
+      // a name that does not fit beside the title starts the rows below the subtitle
+      if (need > room && (rows[rows.length - 1].length || rows.length === 1)) {
+        rows.push([]); room = width;
+      }
       rows[rows.length - 1].push(se); room -= need;
     }
     return rows;
   }
 
+  /* Draws the legend rows; returns where the first row (beside the title) starts, or null. */
   function legend(ctx, rows, right, y, th) {
     ctx.font = F("", 12); ctx.textBaseline = "middle";
+    let left0 = null;  // null: nothing beside the title
     rows.forEach((row, r) => {
       let x = right, at = r ? y + (r + 1.3) * 16 * FE.textScale() : y;
       for (const se of row) {
@@ -163,9 +171,11 @@ Object.assign(FE, (() => {
         x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, at);
         x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
         ctx.beginPath(); ctx.moveTo(x, at); ctx.lineTo(x + 18, at); ctx.stroke(); ctx.setLineDash([]);
+        if (!r) left0 = x;
         x -= 14;
       }
     });
+    return left0;
   }
 
   /* A dashed level across the plot, its words just above it at the left (the AZL world's kα²). */
