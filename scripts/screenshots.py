@@ -11,6 +11,8 @@
 
     .venv/bin/python scripts/screenshots.py --pages explore --query "preset=gfl-mog&theme=dark" \
         --steps 1 --suffix gfl-mog-dark       # Step pressed once: step 1 of a large preset
+    .venv/bin/python scripts/screenshots.py --pages explore --query "preset=fcb-xor" --play \
+        --element ".fe-player .fe-map" --suffix map-fcb      # the map alone: a README thumbnail
     .venv/bin/python scripts/screenshots.py --pages explore --query "present=1&theme=dark" \
         --play --show-step 1 --width 1280 --height 800 --viewport-only --suffix present-dark
 
@@ -86,6 +88,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         "steps are computed, quick on a large preset)")
     p.add_argument("--viewport-only", action="store_true",
                    help="shoot the window as it is (what fits on one screen), not the full page")
+    p.add_argument("--element", default=None, metavar="CSS",
+                   help="shoot only this element, e.g. '.fe-player .fe-map' (a README thumbnail)")
     p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
     p.add_argument("--settle", type=float, default=1.5, help="extra seconds after rendering")
     p.add_argument("--timeout", type=float, default=90.0, help="seconds to wait per page")
@@ -133,7 +137,10 @@ def shoot(page, base: str, name: str, args: argparse.Namespace) -> Path | None:
     if page.locator('[data-testid="stException"]').count():
         print(f"  {name}: WARNING: the page shows an exception")
     out = args.out / (f"{name}-{args.suffix}.png" if args.suffix else f"{name}.png")
-    page.screenshot(path=str(out), full_page=not args.viewport_only)
+    if args.element:
+        page.locator(args.element).first.screenshot(path=str(out))
+    else:
+        page.screenshot(path=str(out), full_page=not args.viewport_only)
     return out
 
 
@@ -162,6 +169,8 @@ def step_player(page, steps: int, timeout_ms: float) -> None:
         page.wait_for_function(f"() => document.querySelector('.fe-player').dataset.step "
                                f"=== '{k}'", timeout=timeout_ms)
     page.mouse.move(0, 0)
+    time.sleep(0.8)  # the shown step goes to the server after 400 ms: let that rerun finish,
+    wait_for_app_run(page, timeout_ms=timeout_ms)  # or the page is shot faded as stale
 
 
 def play_player(page, show_step: int | None, timeout_ms: float) -> None:

@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
+from ..method_table import LABELS
 from ..spec import WorldRecord
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
@@ -162,8 +163,6 @@ def make_run(method: str, built, embed: bool = True, freeze_after: int | None = 
 
 def method_label(cfg: Config, method: str) -> str:
     """A method's label in cfg's world: the world's own where it has one, else the engine's."""
-    from ..method_table import LABELS
-
     return world(cfg).labels.get(method) or LABELS.get(method, method)
 
 

@@ -268,8 +268,8 @@ const FE = (() => {
     return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.2 ? th.fg : c;
   }
 
-  /* A count label in the free spot nearest its star (see freeSpot); one moved away from its
-   * star gets a thin leader line, and its colour chip (outlined, so that it shows on either
+  /* A count label in the free spot nearest its star (see freeSpot); one moved off its first
+   * spot (past the neurons fanned around the star) gets a thin leader line, and its colour chip (outlined, so that it shows on either
    * background) says which star it counts. */
   function label(ctx, s, text, th, room, chip) {
     ctx.font = F("600", 13);
@@ -277,7 +277,7 @@ const FE = (() => {
     const b = freeSpot(s, bw, bh, room);
     room.placed.push({...b, name: text});
     const cx = Math.max(b.x0, Math.min(b.x1, s.x)), cy = Math.max(b.y0, Math.min(b.y1, s.y));
-    if (Math.hypot(cx - s.x, cy - s.y) > s.r + 16) {
+    if (b.moved && Math.hypot(cx - s.x, cy - s.y) > s.r + 16) {
       const d = Math.hypot(cx - s.x, cy - s.y);
       ctx.strokeStyle = th.muted; ctx.lineWidth = 1; ctx.beginPath();
       ctx.moveTo(s.x + (cx - s.x) * (s.r + 2) / d, s.y + (cy - s.y) * (s.r + 2) / d);
@@ -312,7 +312,7 @@ const FE = (() => {
     for (let d = s.r + 3; d < reach; d += 6) {
       for (const [dx, dy] of DIRS) {
         const b = box(s.x + dx * (d + bw / 2) - bw / 2, s.y + up * dy * (d + bh / 2) - bh / 2);
-        if (free(b)) return b;
+        if (free(b)) return {...b, moved: true};
       }
     }
     room.clash++;
