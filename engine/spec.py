@@ -81,11 +81,6 @@ class WorldRecord:
     # the common settings it reads (None: every one): the others are hidden in the sidebar and
     # refused where a user gives them (azl_hier reads no labeling, p_o, schedule, ...)
     common: tuple[str, ...] | None = None
-    # method → its label in this world where the engine's label is wrong here (azl_hier: its
-    # network is the 3-layer ResNet), and (cfg) -> {metric: (level, words)}, the levels its
-    # charts draw (azl_hier: kα², the error of a perfect F with no G)
-    labels: dict[str, str] = field(default_factory=dict)
-    levels: Callable | None = None
 
     @property
     def uses(self) -> tuple[str, ...]:

@@ -7,11 +7,12 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from engine import scenarios
 from engine.config import Config, from_dict
 from engine.errors import ConfigError
 from engine.methods import LABELS
 from engine.sweep import load
+from engine.sweep.names import levels as procedure_levels
+from engine.sweep.names import method_label
 from ui.state import url_params
 
 # the page's summaries, headline scores first (a world reports one of the first three)
@@ -117,18 +118,18 @@ def world_config(df: pd.DataFrame) -> Config | None:
 
 
 def method_labels(df: pd.DataFrame) -> dict[str, str]:
-    """method → its label in the sweep's world (the AZL world's network is the 3-layer ResNet)."""
+    """method → its label in the sweep's procedure (the AZL world's network is the ResNet)."""
     cfg = world_config(df)
     methods = dict.fromkeys(df["method"])
     if cfg is None:
         return {m: LABELS.get(m, m) for m in methods}
-    return {m: scenarios.method_label(cfg, m) for m in methods}
+    return {m: method_label(cfg, m) for m in methods}
 
 
 def levels(df: pd.DataFrame, metric: str) -> list[tuple[float, str]]:
-    """The reference levels the sweep's world draws for this metric (the AZL world's kα²)."""
+    """The reference levels the sweep's procedure draws for this metric (resnet3's kα²)."""
     cfg = world_config(df)
-    level = None if cfg is None else scenarios.levels(cfg).get(metric)
+    level = None if cfg is None else procedure_levels(cfg).get(metric)
     return [level] if level else []
 
 

@@ -53,7 +53,6 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
-from ..method_table import LABELS
 from ..spec import WorldRecord
 from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
 
@@ -159,17 +158,6 @@ def make_run(method: str, built, embed: bool = True, freeze_after: int | None = 
     probes), or None when the engine's Run serves it unchanged."""
     maker = world(built.cfg).make_run
     return None if maker is None else maker(method, built, embed, freeze_after)
-
-
-def method_label(cfg: Config, method: str) -> str:
-    """A method's label in cfg's world: the world's own where it has one, else the engine's."""
-    return world(cfg).labels.get(method) or LABELS.get(method, method)
-
-
-def levels(cfg: Config) -> dict:
-    """{metric: (level, words)}: the reference levels cfg's world draws on its charts."""
-    maker = world(cfg).levels
-    return {} if maker is None else maker(cfg)
 
 
 def scenario_presets() -> list:

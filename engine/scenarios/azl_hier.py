@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..azl.config import LABELS, RANGES, VARIANTS, AZLConfig
+from ..azl.config import RANGES, VARIANTS, AZLConfig
 from ..azl.data import TEST_PROBE
 from ..azl.explore import ExploreRun
 from ..azl.presets import PRESETS as AZL_PRESETS
@@ -32,13 +32,6 @@ SCENARIO = "azl_hier"
 ENGINE_METHODS = {"network": "resnet3", "ntk": "ntk", "rf": "last_layer",
                   "two_layer": "two_layer"}
 OFFERED = ("network", "ntk", "rf")  # what Compare, the CLI and the Reproduce card train
-LEVEL_WORDS = "the error of a perfect F with no G: above it G is not learned at all"
-
-
-def levels(cfg: Config) -> dict:
-    """The test error's reference level kα² (the line of the README's sweep picture)."""
-    threshold = from_engine(cfg).threshold
-    return {"test_err": (threshold, f"kα² = {threshold:.2f}, {LEVEL_WORDS}")}
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -110,7 +103,6 @@ RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
     dictionary=False, run_bytes=run_bytes, make_run=make_run, methods=OFFERED,
-    explore_run=explore_run, levels=levels,
-    labels={m: LABELS[a] for m, a in ENGINE_METHODS.items()},
+    explore_run=explore_run,
     # engine.azl.world.ENGINE_NAMES, and d, D, k that its check pins to the variant
     common=("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch"))
