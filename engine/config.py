@@ -237,7 +237,8 @@ def validate(cfg: Config) -> Config:
             raise ConfigError(name, str(getattr(cfg, name))[:20] + "...",
                               f"at most {MAX_TEXT} characters")
     check_free_text(cfg)  # in every world: P and pair reach printed commands and links
-    check_relations(cfg)
+    record = WORLDS.get(cfg.scenario)  # a valid name: its range was checked above
+    check_relations(cfg, lambda name: reads_common(record, name))
     allowed = WORLDS[cfg.scenario].procedures  # engine/procedures.py; the first is the default
     if cfg.procedure != "auto" and cfg.procedure not in allowed:
         raise ConfigError("procedure", cfg.procedure,

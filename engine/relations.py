@@ -6,6 +6,7 @@ fields, so this module sits below the settings."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError
@@ -15,11 +16,13 @@ if TYPE_CHECKING:
     from .config import Config
 
 
-def check_relations(cfg: Config) -> None:
-    """Raise ConfigError naming the setting to change when two settings do not fit together."""
-    if cfg.D > cfg.d:
+def check_relations(cfg: Config, reads: Callable[[str], bool] = lambda name: True) -> None:
+    """Raise ConfigError naming the setting to change when two settings do not fit together;
+    a rule about a setting the world does not read (`reads`: D and k in gfl_xor) is skipped,
+    so that its hidden default (D = 100) never refuses a run it cannot change."""
+    if reads("D") and cfg.D > cfg.d:
         raise ConfigError("D", cfg.D, f"an integer in [1, d] = [1, {cfg.d}] (D ≤ d)")
-    if cfg.k > cfg.D:
+    if reads("k") and reads("D") and cfg.k > cfg.D:
         raise ConfigError("k", cfg.k, f"an integer in [1, D] = [1, {cfg.D}] (k ≤ D)")
     if cfg.batch > cfg.n:
         raise ConfigError("batch", cfg.batch, f"an integer in [1, n] = [1, {cfg.n}]")

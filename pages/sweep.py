@@ -6,10 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from engine.echo import markdown_plain
-from engine.methods import LABELS
 from ui import sweep_data as sd
 from ui import sweep_run
-from ui.figures import heatmap, lines
+from ui.figures import heatmap, level_line, lines
 from ui.router import ensure_router
 from ui.state import get_state
 
@@ -41,6 +40,7 @@ if df.empty or not axes:
     st.stop()
 
 methods = list(dict.fromkeys(df["method"]))
+labels = sd.method_labels(df)  # the world's names (the AZL world's network is the ResNet)
 c1, c2, c3 = st.columns(3)
 metric = c1.selectbox("summary", sd.metrics(df), format_func=sd.METRICS.get)
 x = c3.selectbox("x axis", axes)
@@ -53,13 +53,21 @@ for name in store.free_axes([a for a in (x, y) if a is not None]):
     fixed[name] = st.selectbox(f"{name} (fixed)", values, index=sd.opening_index(values, name))
 
 
+def open_links(setting: dict) -> None:
+    """The setting in bold and the links that open it in Explore and in Compare."""
+    explore, compare = sd.cell_links(spec, setting, tuple(methods))
+    where = ", ".join(f"{k}={v}" for k, v in setting.items())
+    st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+
+
 def heat_panel(column) -> None:
-    """Heat map of one method (or Network − NTK per seed) over x × y; a click gives links."""
-    views = [LABELS.get(m, m) for m in methods]
+    """Heat map of one method (or network − NTK per seed) over x × y; a click gives links."""
+    views = [labels[m] for m in methods]
+    difference = f"{labels.get('network')} − {labels.get('ntk')}"
     if "network" in methods and "ntk" in methods:
-        views.append("Network − NTK")
+        views.append(difference)
     view = column.selectbox("method", views, help="whose summary the heat map shows")
-    minus = "ntk" if view == "Network − NTK" else None
+    minus = "ntk" if view == difference else None
     method = "network" if minus else methods[views.index(view)]
     values = sd.fix_others(store.per_seed(metric, method, minus), fixed)
     title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
@@ -73,11 +81,22 @@ def heat_panel(column) -> None:
         return
     xs = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[x].unique()}
     ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
-    setting = sd.whole_setting(df, axes, {x: xs[str(points[0]["x"])],
-                                          y: ys[str(points[0]["y"])], **fixed})
-    explore, compare = sd.cell_links(spec, setting, tuple(methods))
-    where = ", ".join(f"{k}={v}" for k, v in setting.items())
-    st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+    open_links(sd.whole_setting(df, axes, {x: xs[str(points[0]["x"])],
+                                           y: ys[str(points[0]["y"])], **fixed}))
+
+
+def point_panel(event) -> None:
+    """A sweep over one setting: a clicked point of the lines (or the picker) opens it."""
+    values = sorted(df[x].unique().tolist())
+    points = event.selection.points if event and event.selection else []
+    clicked = next((v for v in values if points and float(v) == float(points[0]["x"])), None)
+    picked = st.selectbox(f"open the setting at {x} =", values, index=None, key="sweep_open",
+                          placeholder="click a point above or pick a value")
+    value = picked if picked is not None else clicked
+    if value is None:
+        st.caption("Click a point to open that setting in Explore or Compare.")
+        return
+    open_links(sd.point_setting(df, axes, x, value, fixed))
 
 
 # a sweep over one setting has no heat map: its lines below show every method
@@ -94,8 +113,15 @@ for m in methods:
     if y is not None:
         part = part[part[y] == line_y]
     line_rows.append(sd.over_seeds(part, [x]).assign(method=m))
-st.plotly_chart(lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}",
-                      sd.METRICS[metric]), key="sweep_lines")
+figure = lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}", sd.METRICS[metric],
+               labels)
+for level, words in sd.levels(df, metric):  # the world's reference level (the AZL world's kα²)
+    level_line(figure, level, words)
+if y is None:  # no heat map: the lines' points open their settings
+    point_panel(st.plotly_chart(figure, key="sweep_lines", on_select="rerun",
+                                selection_mode="points"))
+else:
+    st.plotly_chart(figure, key="sweep_lines")
 
 st.subheader("Table")
 st.dataframe(store.table(), hide_index=True, height=260)

@@ -9,6 +9,10 @@
     .venv/bin/python scripts/screenshots.py --pages compare \
         --query "d=100&D=50&n=10000&n_test=4000&m=100&T=200" --play --done-text "Table 1 layout"
 
+    .venv/bin/python scripts/screenshots.py --pages explore --query "preset=gfl-mog&theme=dark" \
+        --steps 1 --suffix gfl-mog-dark       # Step pressed once: step 1 of a large preset
+    .venv/bin/python scripts/screenshots.py --pages explore --query "preset=fcb-xor" --play \
+        --element ".fe-player .fe-map" --suffix map-fcb      # the map alone: a README thumbnail
     .venv/bin/python scripts/screenshots.py --pages explore --query "present=1&theme=dark" \
         --play --show-step 1 --width 1280 --height 800 --viewport-only --suffix present-dark
 
@@ -79,8 +83,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="click the button or segment labelled TEXT before the shot (repeatable)")
     p.add_argument("--show-step", type=int, default=None,
                    help="Explore player: after --play, show this step")
+    p.add_argument("--steps", type=int, default=None,
+                   help="Explore player: press Step this many times (no --play: only these "
+                        "steps are computed, quick on a large preset)")
     p.add_argument("--viewport-only", action="store_true",
                    help="shoot the window as it is (what fits on one screen), not the full page")
+    p.add_argument("--element", default=None, metavar="CSS",
+                   help="shoot only this element, e.g. '.fe-player .fe-map' (a README thumbnail)")
     p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
     p.add_argument("--settle", type=float, default=1.5, help="extra seconds after rendering")
     p.add_argument("--timeout", type=float, default=90.0, help="seconds to wait per page")
@@ -128,14 +137,19 @@ def shoot(page, base: str, name: str, args: argparse.Namespace) -> Path | None:
     if page.locator('[data-testid="stException"]').count():
         print(f"  {name}: WARNING: the page shows an exception")
     out = args.out / (f"{name}-{args.suffix}.png" if args.suffix else f"{name}.png")
-    page.screenshot(path=str(out), full_page=not args.viewport_only)
+    if args.element:
+        page.locator(args.element).first.screenshot(path=str(out))
+    else:
+        page.screenshot(path=str(out), full_page=not args.viewport_only)
     return out
 
 
 def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
     """Optional interaction before the shot: Play to the end, then clicks."""
     main = page.locator('[data-testid="stMain"]')
-    if args.play and page.locator(".fe-player").count():
+    if args.steps and page.locator(".fe-player").count():
+        step_player(page, args.steps, timeout_ms)
+    elif args.play and page.locator(".fe-player").count():
         play_player(page, args.show_step, timeout_ms)
     elif args.play:
         main.get_by_role("button", name="Play", exact=True).click()
@@ -145,6 +159,18 @@ def act(page, args: argparse.Namespace, timeout_ms: float) -> None:
         main.get_by_text(text, exact=True).first.click()
         time.sleep(0.5)
         wait_for_app_run(page, timeout_ms=timeout_ms)
+
+
+def step_player(page, steps: int, timeout_ms: float) -> None:
+    """Explore's player: press Step `steps` times, each once the previous step is shown."""
+    page.wait_for_selector(".fe-player[data-step]", timeout=timeout_ms)
+    for k in range(1, steps + 1):
+        page.click(".fe-player .fe-step")
+        page.wait_for_function(f"() => document.querySelector('.fe-player').dataset.step "
+                               f"=== '{k}'", timeout=timeout_ms)
+    page.mouse.move(0, 0)
+    time.sleep(0.8)  # the shown step goes to the server after 400 ms: let that rerun finish,
+    wait_for_app_run(page, timeout_ms=timeout_ms)  # or the page is shot faded as stale
 
 
 def play_player(page, show_step: int | None, timeout_ms: float) -> None:

@@ -4,6 +4,8 @@ heat map and lines."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -83,6 +85,14 @@ def _traces(method: str, history, smoothing: float, regression: bool = False) ->
                       + (" (smoothed)" if smoothing > 0 else "") + "<extra></extra>")]
 
 
+def _floor(runs: dict, usual: float) -> float:
+    """The accuracy axis's lower end: `usual`, or lower (in steps of 0.1) so that no step of any
+    run falls below it (unbalanced classes without weights test at 20 %)."""
+    values = [float(s.test_acc) for r in runs.values() for s in r.history]
+    lowest = min((v for v in values if math.isfinite(v)), default=usual)
+    return min(usual, math.floor((lowest - 0.02) * 10) / 10)
+
+
 def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
     """Test accuracy per step for each method (Figs. 1/5/7), or test MSE / Var(y) for a
     regression world; steps 1–2 are shaded."""
@@ -97,7 +107,8 @@ def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.
         xaxis={"title": "step", "range": [0, max(T, 2)]},
         yaxis=({"title": "test MSE / Var(y) (lower is better)", "rangemode": "tozero"}
                if regression else
-               {"title": "test accuracy", "tickformat": ".0%", "range": [0.3, 1.02]}),
+               {"title": "test accuracy", "tickformat": ".0%",
+                "range": [_floor(runs, 0.3), 1.02]}),
         legend={"groupclick": "toggleitem"}, uirevision="compare")
     return fig
 
@@ -130,19 +141,32 @@ def heatmap(agg: pd.DataFrame, x: str, y: str, title: str, diverging: bool = Fal
     return fig
 
 
-def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str) -> go.Figure:
-    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours)."""
+def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str,
+          labels: dict[str, str] | None = None) -> go.Figure:
+    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours);
+    each named by `labels` (its world's label) or the engine's label; points are clickable."""
     fig = go.Figure()
     for method, part in agg.groupby("method", sort=False):
         part = part.sort_values(x)
         style, symbol, _ = method_style(method)
+        name = (labels or {}).get(method) or LABELS.get(method, method)
         fig.add_trace(go.Scatter(x=part[x], y=part["mean"], mode="lines+markers",
-                                 name=LABELS.get(method, method), line=style,
-                                 marker={"symbol": symbol},
+                                 name=name, line=style, marker={"symbol": symbol},
                                  error_y={"type": "data", "array": part["std"]}))
-    fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN)
+    fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN,
+                      clickmode="event+select")
     values = sorted(agg[x].unique().tolist())
     if 1 < len(values) <= 12 and pd.api.types.is_numeric_dtype(agg[x]):
         # ticks at the swept values only (k = 1, 3, 5, … not 2, 4, …)
         fig.update_xaxes(tickvals=values, ticktext=_labels(values))
+    return fig
+
+
+def level_line(fig: go.Figure, level: float, words: str) -> go.Figure:
+    """A dashed reference level across the plot with its words just under it at the right (on
+    a linear or a log y axis: Plotly reads an annotation's y in log10 units on a log axis)."""
+    log = fig.layout.yaxis.type == "log"
+    fig.add_hline(y=level, line={"dash": "dash", "color": "#444444"})
+    fig.add_annotation(x=1.0, xref="paper", y=math.log10(level) if log else level, yref="y",
+                       xanchor="right", yanchor="top", showarrow=False, text=words)
     return fig

@@ -98,8 +98,10 @@ def get_state() -> AppState:
     return state
 
 
-def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[str]]:
-    """URL values → (Config, methods, warnings); a bad value is dropped with its message."""
+def parse_params(params: dict[str, str], base: Config | None = None
+                 ) -> tuple[Config, tuple[str, ...], list[str]]:
+    """URL values over `base` (a link's preset; the defaults) → (Config, methods, warnings); a
+    bad value is dropped with its message."""
     values = {k: v for k, v in params.items() if k != METHODS_PARAM and k not in VIEW_PARAMS}
     warnings: list[str] = []
     methods, bad = parse_methods(params.get(METHODS_PARAM))
@@ -112,7 +114,7 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
     # Drop the offending setting and retry: each pass removes one value, so this ends.
     for _ in range(len(values) + 1):
         try:
-            cfg = from_dict(values)
+            cfg = from_dict(values, base)
             refuse_unread(cfg, values)  # a value the run ignores is dropped with its reason
             return cfg, methods, warnings
         except ConfigError as err:
@@ -122,7 +124,7 @@ def parse_params(params: dict[str, str]) -> tuple[Config, tuple[str, ...], list[
             else:  # a relation with a default value failed: fall back to all defaults
                 warnings.append(f"{err} — using the default settings instead.")
                 break
-    return Config(), methods, warnings
+    return base or Config(), methods, warnings
 
 
 def unknown_keys(names: list[str]) -> str:
@@ -172,9 +174,10 @@ def read_url(state: AppState) -> None:
     if name and name not in PRESETS:
         preset_warning = [f"preset={quoted(name)} is not a known preset — using the settings "
                           "alone."]
-    elif name:  # the preset's settings, then whatever the link overrides
-        params = {**url_params(preset_config(name)), **params}
-    cfg, methods, warnings = parse_params(params)
+    # the preset's whole setting (a value its world does not read, hidden from links, too: the
+    # GFL XOR preset's D = 2), then whatever the link overrides
+    base = preset_config(name) if name in PRESETS else None
+    cfg, methods, warnings = parse_params(params, base)
     state.cfg, state.compare.methods, state.url_cfg = cfg, methods, cfg
     state.url_warnings = preset_warning + warnings
     state.preset = matching_preset(cfg, name)

@@ -14,7 +14,10 @@ import pandas as pd
 
 from engine import exports
 from engine.config import Config, ConfigError, from_dict
+from engine.methods import LABELS
 from engine.sweep import load
+from engine.sweep.names import levels as procedure_levels
+from engine.sweep.names import method_label
 from ui.state import url_params
 
 # the page's summaries, headline scores first (a world reports one of the first three)
@@ -184,3 +187,33 @@ def cell_links(spec: dict, setting: dict, methods: tuple[str, ...]) -> tuple[str
     explore = url_params(cfg)
     compare = url_params(cfg, methods)
     return "/?" + urlencode(explore), "/compare?" + urlencode(compare)
+
+
+def world_config(df: pd.DataFrame) -> Config | None:
+    """The Config of the sweep's first row (its world and procedure), None if it no longer
+    validates (a store from an older engine)."""
+    try:
+        return from_dict(json.loads(df.config.iloc[0]))
+    except (ConfigError, ValueError, TypeError):
+        return None
+
+
+def method_labels(df: pd.DataFrame) -> dict[str, str]:
+    """method → its label in the sweep's procedure (the AZL world's network is the ResNet)."""
+    cfg = world_config(df)
+    methods = dict.fromkeys(df["method"])
+    if cfg is None:
+        return {m: LABELS.get(m, m) for m in methods}
+    return {m: method_label(cfg, m) for m in methods}
+
+
+def levels(df: pd.DataFrame, metric: str) -> list[tuple[float, str]]:
+    """The reference levels the sweep's procedure draws for this metric (resnet3's kα²)."""
+    cfg = world_config(df)
+    level = None if cfg is None else procedure_levels(cfg).get(metric)
+    return [level] if level else []
+
+
+def point_setting(df: pd.DataFrame, axes: list[str], x: str, value, fixed: dict) -> dict:
+    """The whole setting of a point of a one-axis sweep's lines (x = value, the fixed axes)."""
+    return whole_setting(df, axes, {x: value, **fixed})

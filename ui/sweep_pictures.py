@@ -17,13 +17,11 @@ from pathlib import Path
 import pandas as pd
 from playwright.sync_api import sync_playwright
 
-from engine.azl.world import from_engine
 from engine.config import from_dict
 from engine.sweep.presets import parity_threshold
 from scripts.serve import CHROMIUM_ARGS, find_chromium
 from ui import sweep_data as sd
-from ui.azl_figures import threshold_line
-from ui.figures import heatmap, lines
+from ui.figures import heatmap, level_line, lines
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +34,7 @@ def _lines(df, axes, metric: str, methods, x: str, title: str, fixed=None):
     """The page's lines figure of `metric` over x (mean ± std over seeds), other axes fixed."""
     parts = [sd.over_seeds(sd.fix_others(sd.per_seed(df, axes, metric, m), fixed or {}), [x])
              .assign(method=m) for m in methods]
-    return lines(pd.concat(parts), x, title, sd.METRICS[metric])
+    return lines(pd.concat(parts), x, title, sd.METRICS[metric], sd.method_labels(df))
 
 
 def separation_vs_k():
@@ -89,14 +87,14 @@ def xor_gap_figure():
 
 
 def azl_error_figure():
+    """Test error over N, the methods named as the world names them, its kα² level drawn (the
+    Sweep page's own figure and level, on a log axis)."""
     df, axes, _ = _load("azl-error-vs-n")
-    threshold = from_engine(from_dict(json.loads(df.config.iloc[0]))).threshold
     fig = _lines(df, axes, "test_err", ("network", "two_layer"), "n",
-                 "AZL world: test error over N at 900 SGD steps (network = 3-layer ResNet; "
-                 "mean ± std, 3 seeds)")
-    threshold_line(fig, threshold, right=True)  # the ResNet's line crosses it at the left
-    fig.data[0].name = "3-layer ResNet (network)"
+                 "AZL world: test error over N at 900 SGD steps (mean ± std, 3 seeds)")
     fig.update_yaxes(type="log")
+    for level, words in sd.levels(df, "test_err"):
+        level_line(fig, level, words)
     return fig
 
 

@@ -6,11 +6,13 @@ from ..preset import Preset
 from .options import KEEP_WEIGHTS
 
 # The common settings every GFL world reads (WorldRecord.common): the data's sizes and seed; the
-# procedure's width, steps, batch and classifier-stage rule (engine.gfl.run.stage_rule); D and k,
-# which every GFL preset sets, because D ≤ d and k ≤ D bind them to d (a link or command that
-# left them out would fail validation) and the guard sizes the dictionary by D
-GFL_COMMON = ("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch", "optimizer",
-              "optimizer_w", "eta", "eta_w")
+# procedure's width, steps, batch and classifier-stage rule (engine.gfl.run.stage_rule)
+GFL_READS = ("d", "n", "n_test", "seed", "m", "T", "batch", "optimizer", "optimizer_w", "eta",
+             "eta_w")
+# ... and D and k where the world's data reads them (uniform parity, parity blocks, linear data);
+# the XOR mixture, the mixture of Gaussians and the multi-index world read neither, so they are
+# hidden there (engine.relations skips D ≤ d and k ≤ D for a world that does not read them)
+GFL_COMMON = ("d", "D", "k", *GFL_READS[1:])
 
 
 def gfl_preset(name: str, scenario: str, title: str, description: str, source: str,

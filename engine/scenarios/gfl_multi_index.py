@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..data import Dataset
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_READS, gfl_preset, gfl_run_bytes
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -38,5 +38,5 @@ RECORD = WorldRecord(
     dictionary=False, shared=(), run_bytes=gfl_run_bytes,
     procedure_options={"gfl": GFLOptions(a_init="sign", bias="zero", eta1_rule="rms",
                                          step1_moves_a=False, rebias=True, centre_target=True)},
-    common=GFL_COMMON,
+    common=GFL_READS,  # not D or k: the plane is 2-dimensional whatever they say
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_READS, gfl_preset, gfl_run_bytes
 from ..spec import WorldRecord
 from . import fcb
 
@@ -39,5 +39,5 @@ RECORD = WorldRecord(
     dictionary=True, shared=("sigma_r",), run_bytes=gfl_run_bytes,
     procedure_options={"gfl": GFLOptions()},
     # fcb's generator reads structure (off: random labels); no labeling, p_o or schedule
-    common=(*GFL_COMMON, "structure"),
+    common=(*GFL_READS, "structure"),  # not D or k: fcb's generator draws µ1, µ2 alone
 )

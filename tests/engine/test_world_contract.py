@@ -1,5 +1,5 @@
 """The world contract (engine.spec.WorldRecord, engine/scenarios/__init__.py): every world declares
-itself in one record, the registry is the only list of worlds, and the README's recipe for a new
+itself in one record, the registry is the only list of worlds, and the recipe (docs) for a new
 world, followed literally on a copy of the package, gives a world the CLI trains and Explore
 shows."""
 
@@ -132,8 +132,8 @@ def test_an_unknown_world_is_refused_by_name():
 
 
 def readme_recipe() -> tuple[str, str, str]:
-    """The README's world recipe: the module's name, its text and the registry line to add."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The docs' world recipe: the module's name, its text and the registry line to add."""
+    text = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
     section = text[text.index("**A new world**"):]
     path = re.search(r"`engine/scenarios/(\w+)\.py`", section).group(1)
     module = re.search(r"```python\n(.*?)```", section, re.S).group(1)
@@ -142,7 +142,7 @@ def readme_recipe() -> tuple[str, str, str]:
 
 
 def follow_recipe(dest: Path) -> str:
-    """Copy the app and the engine to dest, then do exactly what the README says; the name."""
+    """Copy the app and the engine to dest, then do what docs/extending.md says; the name."""
     for part in (*PRODUCT, ".streamlit"):
         src = ROOT / part
         if src.is_dir():

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from engine.config import COMMON, Config, validate
+from engine.config import COMMON, Config, ConfigError, validate
 from engine.methods import make_run
 from engine.procedures import procedure_of
-from engine.scenarios import WORLDS, reads_common
+from engine.reads import read_diff, refuse_unread
+from engine.scenarios import WORLDS, reads_common, shows
 from engine.worlds import build_world
 from tests.engine.test_gfl_invariants import TINY as GFL_TINY
 
@@ -37,7 +38,10 @@ OTHER = {
     "momentum": (0.5, {"optimizer": "sgd"}), "optimizer": ("sgd", {}),
     "optimizer_w": ("sgd", {}), "eta_w": (0.5, {}), "ema": (0.5, {}), "intercept": (True, {}),
     "lr_decay": ("cosine", {}), "balance": ("all", {}), "classifier": ("logreg", {}),
+    # beyond D ≤ d and k ≤ D on purpose: a world that reads neither must not be held to them
+    "D": (100, {}), "k": (50, {}),
 }
+DK_UNREAD = ("gfl_xor", "gfl_mog", "gfl_multi_index")  # docs/gfl.md, "What each world reads"
 # common settings that cannot change on their own, with the reason (none today)
 SKIP: dict[tuple[str, str], str] = {}
 ALWAYS = ("scenario", "procedure")  # every world reads them
@@ -122,3 +126,19 @@ def test_a_hidden_setting_changes_no_number(world, name):
 def test_the_comparison_sees_a_read_setting(world):
     """Control: the seed (read by every world) changes the trace, so equal traces mean unread."""
     assert trace(config(world, seed=1)) != base(world, {})
+
+
+@pytest.mark.parametrize("world", DK_UNREAD)
+def test_d_and_k_are_hidden_where_they_change_nothing(world):
+    """Hidden from the sidebar, left out of links, refused when given; their defaults (D = 100,
+    k = 5) never trip D ≤ d or k ≤ D there, while a world that reads D still refuses it."""
+    assert ("D", "k") == tuple(n for n in ("D", "k") if n in unread(world))
+    cfg = config(world)
+    assert not shows("D", cfg) and not shows("k", cfg)
+    assert "D" not in read_diff(cfg) and "k" not in read_diff(cfg)
+    with pytest.raises(ConfigError, match="does not read it"):
+        refuse_unread(cfg, ["D"])
+    bare = validate(Config(scenario=world, d=10))  # D = 100 > d: not read, not refused
+    assert (bare.D, bare.k) == (Config().D, Config().k)
+    with pytest.raises(ConfigError, match="D ≤ d"):
+        validate(Config(d=10))  # the paper's world reads D

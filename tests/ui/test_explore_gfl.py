@@ -153,7 +153,7 @@ def test_the_xor_sidebar_shows_only_the_settings_the_world_reads():
     for name in ("d", "sigma_r", "m", "T", "n", "batch", "seed", "structure", "optimizer", "eta"):
         assert controls.key(name) in keys, (name, sorted(keys))
     for name in ("labeling", "p_o", "p_a", "schedule", "noise", "neg_ratio", "classifier",
-                 "balance", "eta1", "lam"):
+                 "balance", "eta1", "lam", "D", "k"):  # D and k change no number here
         assert controls.key(name) not in keys, (name, sorted(keys))
     cfg = state(at).cfg
     assert cfg.scenario == "gfl_xor"
@@ -162,5 +162,22 @@ def test_the_xor_sidebar_shows_only_the_settings_the_world_reads():
     refuse_unread(cfg, ["d", "sigma_r", "m", "T", "structure"])  # what it reads passes
     # the line above the player names what the run reads: no p_o, the procedure, not a schedule
     head = [m.value for m in at.markdown if "n=600" in m.value and "batch=100" in m.value]
-    assert head and "**d=200 · D=2 · k=2 · m=16**" in head[0] and "procedure=gfl" in head[0]
+    assert head and "**d=200 · m=16**" in head[0] and "procedure=gfl" in head[0]
     assert "p_o" not in head[0] and "schedule" not in head[0], head[0]
+
+
+def test_a_preset_link_keeps_the_values_its_world_hides():
+    """gfl-mog's preset sets D = 6 and k = 2, which the world does not read and links leave out:
+    `?preset=gfl-mog` still opens exactly the preset (named in the Preset box, no warning)."""
+    from streamlit.testing.v1 import AppTest
+
+    from engine.presets import preset_config
+    from tests.ui.test_explore_app import APP
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["preset"] = "gfl-mog"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    assert state(at).cfg == preset_config("gfl-mog") and state(at).preset == "gfl-mog"
+    assert not state(at).url_warnings
+    assert at.selectbox(key=controls.PRESET_KEY).value == "gfl-mog"

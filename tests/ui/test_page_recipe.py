@@ -1,4 +1,4 @@
-"""The README's recipe for a new page, followed literally on a copy of the app: one script in
+"""The docs' recipe for a new page, followed literally on a copy of the app: one script in
 pages/ and one entry in ui/page_list.py; the navigation, the router and both not-found pages
 follow. And every page of the list is linked from both not-found pages."""
 
@@ -33,8 +33,8 @@ print(json.dumps({{"titles": [t.value for t in at.title],
 
 
 def readme_recipe() -> tuple[str, str, str]:
-    """(script path, script text, the PAGES entry) as the README's page recipe gives them."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """(script path, script text, the PAGES entry) as docs/extending.md's page recipe gives them."""
+    text = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
     section = text[text.index("**A new page**"):]
     script = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     path = re.search(r"saved as `(pages/\w+\.py)`", section).group(1)

@@ -2,21 +2,33 @@
  * split x axis, steps 0–4 wide on the left and the whole run on the right. Extends FE
  * (player.js) with drawSeries and seriesSpecs. */
 Object.assign(FE, (() => {
-  const {C, F, fitCanvas, fitFont, niceTicks, smooth} = FE;
+  const {C, F, fitCanvas, fitFont, ink, niceTicks, smooth} = FE;
 
   function drawSeries(cv, st, i, spec, th) {
     const scale = FE.textScale();  // larger type in presentation mode
     const [ctx, w, h] = fitCanvas(cv);
+    if (spec.range) spec = {...spec, ...spec.range(st)};  // an axis that follows the data
+    spec = {...spec, series: spec.series.map((se) => ({...se, colour: ink(se.colour, th)}))};
+    cv.feSpec = spec;  // what was drawn (tests read the series beside the store)
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    ctx.fillStyle = th.fg; ctx.font = F("600", 14); ctx.textBaseline = "top";
+    ctx.fillStyle = th.fg; ctx.textBaseline = "top";
+    const tsize = fitFont(ctx, spec.title, "600", 14, w - 16);  // a narrow chart: smaller title
     ctx.fillText(spec.title, 8, 6);
+    const titleEnd = 8 + ctx.measureText(spec.title).width;
     if (spec.sub) {
       ctx.fillStyle = th.muted; fitFont(ctx, spec.sub, "", 12, w - 16); ctx.fillText(spec.sub, 8, 24 * scale);
     }
     // legend rows: one right-aligned row beside the title, more (many series) below the subtitle
-    const rows = legendRows(ctx, spec, w - 16);
-    const extra = (rows.length - 1) * 16 * scale;
+    const rows = legendRows(ctx, spec, w - 16, tsize);
+    // a value off the axis is drawn at its edge (▲ / ▼) and a line under the subtitle says so
+    const off = offAxis(st, spec);
+    cv.feOff = off;
+    const extra = (rows.length - 1 + (off ? 1 : 0)) * 16 * scale;
     const top = (spec.sub ? 44 : 30) * scale + extra, bottom = 38 * scale, left = 42 * scale, right = 14;
+    if (off) {
+      ctx.fillStyle = th.fg; ctx.textBaseline = "top"; fitFont(ctx, off.text, "italic", 12, w - 16);
+      ctx.fillText(off.text, 8, top - 18 * scale);
+    }
     const T = st.meta.T, split = T >= 8, gap = 14;
     const lw = split ? Math.round((w - left - right) * 0.26) : 0;
     const panels = split ? [[left, left + lw, -0.3, 4.3], [left + lw + gap, w - right, 0, T]]
@@ -34,7 +46,8 @@ Object.assign(FE, (() => {
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
-    legend(ctx, rows, w - right, 14 * scale, th);
+    const left0 = legend(ctx, rows, w - right, 14 * scale, th);
+    cv.feTitle = {right: titleEnd, legendLeft: left0};  // tests: title and legend stay apart
     if (spec.note) {
       const t = spec.note(st, i), [a, b] = panels[panels.length - 1];
       if (t) { ctx.fillStyle = th.fg; ctx.textBaseline = "top"; noteLines(ctx, t, a + 6, top + 4, b - a - 12); }
@@ -66,9 +79,9 @@ Object.assign(FE, (() => {
       ctx.moveTo(X(sx), y0); ctx.lineTo(X(sx), y1); ctx.stroke();
     }
     ctx.setLineDash([]);
-    const steps = st.s.step;
+    const steps = st.s.step, edge = (v) => (v > spec.hi ? spec.hi : v < spec.lo ? spec.lo : v);
     for (const se of spec.series) {
-      const ys = se.values(st);
+      const all = se.values(st), ys = all.map((v) => (v === null || v === undefined ? v : edge(v)));
       for (const [from, to, alpha] of [[0, i, 1], [i, st.n - 1, 0.25]]) {
         ctx.globalAlpha = alpha * (se.alpha || 1); ctx.strokeStyle = se.colour; ctx.lineWidth = se.width || 2;
         ctx.setLineDash(se.dash ? [6, 4] : []); ctx.beginPath();
@@ -80,12 +93,44 @@ Object.assign(FE, (() => {
         }
         ctx.stroke();
         if (hi - lo <= 6 && alpha === 1) dots(ctx, ys, steps, from, to, X, Y, se.colour);
+        ctx.globalAlpha = alpha;
+        offMarks(ctx, all, steps, from, to, X, spec, y0, y1, se.colour);
       }
     }
     ctx.globalAlpha = 1; ctx.setLineDash([]);
     ctx.strokeStyle = C.green; ctx.lineWidth = 1.5; ctx.beginPath();
     ctx.moveTo(X(steps[i]), y0); ctx.lineTo(X(steps[i]), y1); ctx.stroke();
     ctx.restore();
+  }
+
+  /* The values outside [spec.lo, spec.hi] of every series so far: the largest above and the
+   * smallest below, with their steps, and the line that says where they are drawn (or null). */
+  function offAxis(st, spec) {
+    let hi = null, lo = null;
+    for (const se of spec.series) {
+      se.values(st).forEach((v, j) => {
+        if (v === null || v === undefined || !isFinite(v)) return;
+        if (v > spec.hi && (!hi || v > hi.v)) hi = {v, step: st.s.step[j]};
+        if (v < spec.lo && (!lo || v < lo.v)) lo = {v, step: st.s.step[j]};
+      });
+    }
+    if (!hi && !lo) return null;
+    const say = (o, dir, lim) => (dir + " values " + (dir === "▲" ? "above " : "below ") +
+      spec.fmt(lim) + " drawn at the " + (dir === "▲" ? "top" : "bottom") + " edge (" +
+      (dir === "▲" ? "largest " : "smallest ") + (+o.v.toPrecision(4)) + " at step " + o.step + ")");
+    const text = [hi && say(hi, "▲", spec.hi), lo && say(lo, "▼", spec.lo)].filter(Boolean).join("; ");
+    return {text, max: hi && hi.v, maxStep: hi && hi.step, min: lo && lo.v};
+  }
+
+  /* A small ▲ at the top edge (▼ at the bottom) where a series leaves the axis. */
+  function offMarks(ctx, ys, steps, from, to, X, spec, y0, y1, colour) {
+    ctx.fillStyle = colour;
+    for (let j = from; j <= to; j++) {
+      const v = ys[j], up = v > spec.hi;
+      if (v === null || v === undefined || !isFinite(v) || (!up && v >= spec.lo)) continue;
+      const x = X(steps[j]), tip = up ? y1 + 1 : y0 - 1, base = up ? y1 + 8 : y0 - 8;
+      ctx.beginPath(); ctx.moveTo(x, tip); ctx.lineTo(x + 4, base); ctx.lineTo(x - 4, base); ctx.fill();
+    }
   }
 
   function dots(ctx, ys, steps, from, to, X, Y, colour) {
@@ -98,22 +143,27 @@ Object.assign(FE, (() => {
 
   /* The named series in rows, right-aligned: the first row ends where the title ends, the
    * next ones (below the subtitle) use the whole width. */
-  function legendRows(ctx, spec, width) {
-    ctx.font = F("600", 14);
+  function legendRows(ctx, spec, width, tsize) {
+    ctx.font = F("600", tsize);
     let room = width - 16 - ctx.measureText(spec.title).width;
     ctx.font = F("", 12);
     const rows = [[]];
     for (const se of [...spec.series].reverse()) {
       if (!se.name) continue;
       const need = ctx.measureText(se.name).width + 36;
-      if (need > room && rows[rows.length - 1].length) { rows.push([]); room = width; }
+      // a name that does not fit beside the title starts the rows below the subtitle
+      if (need > room && (rows[rows.length - 1].length || rows.length === 1)) {
+        rows.push([]); room = width;
+      }
       rows[rows.length - 1].push(se); room -= need;
     }
     return rows;
   }
 
+  /* Draws the legend rows; returns where the first row (beside the title) starts, or null. */
   function legend(ctx, rows, right, y, th) {
     ctx.font = F("", 12); ctx.textBaseline = "middle";
+    let left0 = null;  // null: nothing beside the title
     rows.forEach((row, r) => {
       let x = right, at = r ? y + (r + 1.3) * 16 * FE.textScale() : y;
       for (const se of row) {
@@ -121,9 +171,11 @@ Object.assign(FE, (() => {
         x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, at);
         x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
         ctx.beginPath(); ctx.moveTo(x, at); ctx.lineTo(x + 18, at); ctx.stroke(); ctx.setLineDash([]);
+        if (!r) left0 = x;
         x -= 14;
       }
     });
+    return left0;
   }
 
   /* A dashed level across the plot, its words just above it at the left (the AZL world's kα²). */
@@ -164,7 +216,19 @@ Object.assign(FE, (() => {
         series: [{name: "pair purity", values: col("purity"), colour: C.green},
           {name: "share on x₁…x₂ₖ", values: col("rel"), colour: C.sky, dash: true},
           {name: "V on out₁…₄", values: col("vsup"), colour: C.purple}]},
+      pairs: {title: "Neurons per pair over steps", sub: "within cos 0.9 of one of the pair's four stars",
+        range: countAxis, fmt: String,
+        series: meta.marks.filter((mk) => mk.slot !== undefined).map((mk) => ({name: mk.name,
+          colour: mk.colour, width: 1.5, values: (st) => st.s.counts.map((c) => (c ? c[mk.slot] : null))}))},
     };
+  }
+
+  /* 0 up to a round number above the largest per-pair count so far. */
+  function countAxis(st) {
+    let most = 1;
+    for (const c of st.s.counts) if (c) most = Math.max(most, ...c);
+    const ticks = niceTicks(0, most * 1.1, 4);
+    return {lo: 0, hi: Math.max(most * 1.1, ticks[ticks.length - 1]), ticks};
   }
 
   /* meta.score "mse": a regression world, whose train/test series are MSE / Var(y), unscaled. */

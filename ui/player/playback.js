@@ -36,9 +36,11 @@ class FEPlayer {
     this.status = E("div", "fe-status");
     const grid = E("div", "fe-grid"), side = E("div", "fe-side");
     this.cv = {map: E("canvas", "fe-cv fe-map"), acc: E("canvas", "fe-cv fe-acc"),
-      align: E("canvas", "fe-cv fe-align"), grad: E("canvas", "fe-cv fe-grad")};
+      align: E("canvas", "fe-cv fe-align"), grad: E("canvas", "fe-cv fe-grad"),
+      pairs: E("canvas", "fe-cv fe-pairs")};
     this.cv.map.setAttribute("aria-label", "MDS map of the neuron weights");
-    side.append(this.cv.acc, this.cv.align, this.cv.grad);
+    this.cv.pairs.setAttribute("aria-label", "neurons per pair over steps");
+    side.append(this.cv.acc, this.cv.align, this.cv.grad, this.cv.pairs);
     grid.append(this.cv.map, side);
     this.narr = E("div", "fe-narr");
     r.append(bar, this.status, grid, this.narr);
@@ -105,6 +107,7 @@ class FEPlayer {
     this.pause(false); this.store = store; this.cur = 0; this.wantStep = startAt || 0;
     this.root.dataset.run = store.run;
     this.colour.parentElement.style.display = store.meta.azl ? "none" : "";  // no a_i to colour by
+    this.root.classList.toggle("fe-azl", !!store.meta.azl);  // its per-pair chart beside the map
     this.update();
   }
 
@@ -227,8 +230,9 @@ class FEPlayer {
     FE.setScale(this.opt.present ? 1.35 : 1);
     FE.drawMap(this.cv.map, st, i, this.opt, th);
     const specs = FE.seriesSpecs(this.opt, st.meta);
-    for (const k of ["acc", "align", "grad"]) {
-      const shown = k === "acc" || !!st.meta.azl || (st.meta.gfl ? k === "align" : st.meta.truth);
+    for (const k of ["acc", "align", "grad", "pairs"]) {
+      const shown = k === "acc" || !!st.meta.azl || (k !== "pairs" &&
+        (st.meta.gfl ? k === "align" : st.meta.truth));
       this.cv[k].style.display = shown ? "" : "none";
       if (!shown) continue;
       FE.drawSeries(this.cv[k], st, i, specs[k], th);

@@ -147,19 +147,25 @@ const FE = (() => {
     const fan = fanOut(nn, X, Y, spots.length <= 64 ? spots : [], fanMax);
     drawNeurons(ctx, fan.xy, st, i, bySign);
     cv.feDrawn = fan.xy;  // where each neuron was drawn (tests count the marks around a star)
-    cv.feStars = [];
-    const placed = [];  // label boxes drawn so far: the next one moves off them (many stars)
+    cv.feStars = []; cv.feMarks = spots;
+    // every label box must stay off every marker and every label placed before it
+    const room = {w, lo: top, hi: h - bottom, spots, placed: [], clash: 0};
     row = nn;
     for (const mk of m.marks) {
       for (let r = 0; r < mk.rows; r++, row++) drawMark(ctx, X(row), Y(row), mk, th);
+    }
+    row = nn;
+    for (const mk of m.marks) {
+      row += mk.rows;
       const perDir = mk.slot !== undefined && st.s.counts[i];
       if (!mk.count && !perDir) continue;
       const count = perDir ? st.s.counts[i][mk.slot] : mk.count > 0 ? st.s.plus[i] : st.s.minus[i];
-      const x = X(row - 1), y = Y(row - 1);
-      cv.feStars.push({x, y, r: MARK_R[mk.style] || 5, count, name: mk.name});
-      const at = Math.min(h - bottom, Math.max(top + 10, fan.labelAt[row - 1 - nn]));
-      label(ctx, x, at, count + " on " + mk.name, th, w, placed, top + 10, h - bottom, mk.colour);
+      const x = X(row - 1), y = Y(row - 1), r = MARK_R[mk.style] || 5;
+      cv.feStars.push({x, y, r, count, name: mk.name});
+      label(ctx, {x, y, r, at: fan.labelAt[row - 1 - nn]}, count + " on " + mk.name, th, room,
+        mk.colour);
     }
+    cv.feLabels = room.placed; cv.feClash = room.clash;
     const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
     drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
   }
@@ -248,38 +254,74 @@ const FE = (() => {
 
   function drawMark(ctx, x, y, mk, th) {
     ctx.lineWidth = 1.5; ctx.strokeStyle = th.edge;
-    if (mk.style === "star") { ctx.fillStyle = mk.colour || C.verm; star(ctx, x, y, 12, 5, 0.45); }
+    if (mk.style === "star") { ctx.fillStyle = ink(mk.colour || C.verm, th); star(ctx, x, y, 12, 5, 0.45); }
     else if (mk.style === "diamond") { ctx.fillStyle = C.orange; star(ctx, x, y, 10, 2, 0.6); }
     else { ctx.fillStyle = C.green; ctx.beginPath(); ctx.arc(x, y, 5, 0, 2 * Math.PI); }
     ctx.fill(); ctx.stroke();
   }
 
-  /* A count label; `chip` (the mark's colour) leads it when a label may sit away from its
-   * star (moved off another label), so that the colour still says which star it counts. */
-  function label(ctx, x, y, text, th, w, placed, lo, hi, chip) {
-    ctx.font = F("600", 13);
-    const pad = chip ? 14 * scale : 0, tw = ctx.measureText(text).width + pad;
-    const x0 = Math.max(4, Math.min(w - tw - 10, x - tw / 2 - 4));
-    if (placed) y = freeRow(placed, x0, tw + 8, y, lo, hi);
-    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(x0, y - 9 * scale, tw + 8, 18 * scale);
-    ctx.globalAlpha = 1;
-    if (chip) { ctx.fillStyle = chip; ctx.fillRect(x0 + 4, y - 5 * scale, 10 * scale, 10 * scale); }
-    ctx.fillStyle = th.fg; ctx.textBaseline = "middle";
-    ctx.fillText(text, x0 + 4 + pad, y);
+  /* A colour as drawn on this theme: black (the eighth group colour) would vanish on the dark
+   * background, so it is drawn in the foreground colour there, on the map and the charts alike. */
+  function ink(c, th) {
+    if (!c || th !== THEMES.dark || !/^#[0-9a-f]{6}$/i.test(c)) return c;
+    const [r, g, b] = [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16) / 255);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.2 ? th.fg : c;
   }
 
-  /* The y nearest to `y` (in 18 px steps, within lo..hi) where a label box [x0, x0 + bw] does
-   * not cover one already placed; the box is then added to `placed`. */
-  function freeRow(placed, x0, bw, y, lo, hi) {
-    const row = 18 * scale;  // the label's type grows in presentation mode
-    const hits = (yy) => placed.some((b) => x0 < b.x1 && b.x0 < x0 + bw && Math.abs(b.y - yy) < row);
-    let at = y;
-    for (let k = 1; k <= 24 && hits(at); k++) {
-      const cand = y + (k % 2 ? 1 : -1) * Math.ceil(k / 2) * row;
-      if (cand >= lo && cand <= hi) at = cand;
+  /* A count label in the free spot nearest its star (see freeSpot); one moved off its first
+   * spot (past the neurons fanned around the star) gets a thin leader line, and its colour chip (outlined, so that it shows on either
+   * background) says which star it counts. */
+  function label(ctx, s, text, th, room, chip) {
+    ctx.font = F("600", 13);
+    const pad = chip ? 14 * scale : 0, bw = ctx.measureText(text).width + pad + 8, bh = 18 * scale;
+    const b = freeSpot(s, bw, bh, room);
+    room.placed.push({...b, name: text});
+    const cx = Math.max(b.x0, Math.min(b.x1, s.x)), cy = Math.max(b.y0, Math.min(b.y1, s.y));
+    if (b.moved && Math.hypot(cx - s.x, cy - s.y) > s.r + 16) {
+      const d = Math.hypot(cx - s.x, cy - s.y);
+      ctx.strokeStyle = th.muted; ctx.lineWidth = 1; ctx.beginPath();
+      ctx.moveTo(s.x + (cx - s.x) * (s.r + 2) / d, s.y + (cy - s.y) * (s.r + 2) / d);
+      ctx.lineTo(cx, cy); ctx.stroke();
     }
-    placed.push({x0, x1: x0 + bw, y: at});
-    return at;
+    ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(b.x0, b.y0, bw, bh);
+    ctx.globalAlpha = 1;
+    const y = b.y0 + bh / 2;
+    if (chip) {
+      ctx.fillStyle = ink(chip, th); ctx.fillRect(b.x0 + 4, y - 5 * scale, 10 * scale, 10 * scale);
+      ctx.strokeStyle = th.muted; ctx.lineWidth = 1;
+      ctx.strokeRect(b.x0 + 4, y - 5 * scale, 10 * scale, 10 * scale);
+    }
+    ctx.fillStyle = th.fg; ctx.textBaseline = "middle";
+    ctx.fillText(text, b.x0 + 4 + pad, y);
+  }
+
+  const DIRS = [...Array(16).keys()].map((q) => [Math.sin(q * Math.PI / 8), Math.cos(q * Math.PI / 8)]);
+  /* The label box nearest its star that covers no marker and no label placed before it, inside
+   * the plot: first the spot past the neurons fanned around the star (s.at), then rings of 16
+   * directions at growing distance. Where none is free (never seen) the first spot is kept and
+   * counted in room.clash, which the tests read. */
+  function freeSpot(s, bw, bh, room) {
+    const box = (x0, y0) => ({x0, y0, x1: x0 + bw, y1: y0 + bh});
+    const inside = (b) => b.x0 >= 2 && b.x1 <= room.w - 2 && b.y0 >= room.lo && b.y1 <= room.hi;
+    const free = (b) => inside(b) && !room.spots.some((p) => nearRect(b, p.x, p.y) < p.r + 2)
+      && !room.placed.some((q) => b.x0 < q.x1 + 2 && q.x0 < b.x1 + 2 && b.y0 < q.y1 + 2 && q.y0 < b.y1 + 2);
+    const first = box(Math.max(2, Math.min(room.w - bw - 2, s.x - bw / 2)),
+      Math.max(room.lo, Math.min(room.hi - bh, s.at - bh / 2)));
+    if (free(first)) return first;
+    const up = s.at < s.y ? -1 : 1, reach = Math.max(room.w, room.hi);
+    for (let d = s.r + 3; d < reach; d += 6) {
+      for (const [dx, dy] of DIRS) {
+        const b = box(s.x + dx * (d + bw / 2) - bw / 2, s.y + up * dy * (d + bh / 2) - bh / 2);
+        if (free(b)) return {...b, moved: true};
+      }
+    }
+    room.clash++;
+    return first;
+  }
+
+  /* Distance from (x, y) to the nearest point of box b (0 inside it). */
+  function nearRect(b, x, y) {
+    return Math.hypot(x - Math.max(b.x0, Math.min(b.x1, x)), y - Math.max(b.y0, Math.min(b.y1, y)));
   }
 
   /* Legend rows: the colour key, then each note where it fits, else on a new row. */
@@ -315,5 +357,5 @@ const FE = (() => {
   }
 
   return {setScale, textScale, Store, el, drawMap, SPEEDS, THEMES, smooth, C, F, fitCanvas,
-    fitFont, niceTicks};
+    fitFont, niceTicks, ink};
 })();
