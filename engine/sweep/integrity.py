@@ -78,7 +78,14 @@ def verify(db: sqlite3.Connection, where) -> list[str]:
     except SchemaError as err:
         raise StoreError(where, str(err)) from None
     except sqlite3.DatabaseError as err:  # not a database, encrypted, interrupted, too big ...
-        raise StoreError(where, f"SQLite: {plain(err, 80)}") from None
+        raise StoreError(where, sqlite_why(err)) from None
+
+
+def sqlite_why(err: sqlite3.Error) -> str:
+    """SQLite's refusal in words (a value over the size bound is named as such)."""
+    if "too big" in str(err):
+        return f"SQLite: a value longer than {MAX_VALUE_BYTES >> 20} MB"
+    return f"SQLite: {plain(err, 80)}"
 
 
 def _connect(source: str | Path | bytes, where) -> sqlite3.Connection:

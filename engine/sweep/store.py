@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError
-from ..echo import plain
-from .integrity import StoreError, check_out, open_checked
+from .integrity import StoreError, check_out, open_checked, sqlite_why
 from .rows import CURVE_FIELDS, EXTRA_FIELDS
 from .schema import RESULT_TYPES, setting_column
 
@@ -142,7 +141,7 @@ def load(source: str | Path | bytes) -> tuple[dict, list[str], list[dict]]:
             rows.append(row)
         return meta, axes, rows
     except sqlite3.DatabaseError as err:  # damage past the quick check, or a query cut off
-        raise StoreError(where, f"SQLite: {plain(err, 80)}") from None
+        raise StoreError(where, sqlite_why(err)) from None
     finally:
         db.close()
 

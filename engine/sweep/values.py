@@ -19,13 +19,15 @@ from .spec import MAX_SEEDS
 
 MAX_AXIS_VALUES = 10_001  # more distinct values than any accepted grid has on one axis
 SEED_MAX = 2**31 - 1
+MAX_TEXT_CHARS = 1 << 20  # a row's longest text is its config (~2 kB); 4 bytes a character at most
 META_NAMES = ("spec", "axes", "git")
 SPEC_KEYS = {"preset", "fixed", "axes", "cells", "seeds", "seed", "methods", "device"}
 # what a value of each declared type may be (typeof), and a finite number where numeric
 ALLOWED = {"REAL": "typeof({c}) IN ('real', 'integer', 'null') AND "
                    "coalesce(abs({c}) < 9e999, 1)",
            "INTEGER": "typeof({c}) IN ('integer', 'null')",
-           "TEXT": "typeof({c}) IN ('text', 'null')"}
+           "TEXT": "typeof({c}) IN ('text', 'null') AND coalesce(length({c}), 0) <= "
+                   f"{MAX_TEXT_CHARS}"}
 NOT_NULL = {"key": "typeof(key) = 'text' AND length(key) BETWEEN 1 AND 200",
             "seed": f"typeof(seed) = 'integer' AND seed BETWEEN 0 AND {SEED_MAX}",
             "method": "typeof(method) = 'text' AND length(method) BETWEEN 1 AND 40 AND "
@@ -133,7 +135,9 @@ def _same_kind(name: str, value) -> bool:
 
 def _column(db: sqlite3.Connection, table: str, name: str, rule: str) -> None:
     """SchemaError naming the column when any value breaks its rule."""
-    bad = db.execute(f'SELECT "{name}" FROM "{table}" WHERE NOT ({rule.format(c=name)}) '
+    # a long value is named by its type: reading it whole is what the bound refuses
+    shown = f'CASE WHEN length("{name}") > 40 THEN typeof("{name}") ELSE "{name}" END'
+    bad = db.execute(f'SELECT {shown} FROM "{table}" WHERE NOT ({rule.format(c=name)}) '
                      "LIMIT 1").fetchone()
     if bad is not None:
         raise SchemaError(f"{table}.{name} holds {plain(repr(bad[0]), 40)}, not a value of "
