@@ -76,9 +76,7 @@ def heat_panel(column) -> None:
     ys = {f"{v:g}" if isinstance(v, float) else str(v): v for v in agg[y].unique()}
     setting = sd.whole_setting(df, axes, {x: xs[str(points[0]["x"])],
                                           y: ys[str(points[0]["y"])], **fixed})
-    explore, compare = sd.cell_links(spec, setting, tuple(methods))
-    where = ", ".join(f"{k}={v}" for k, v in setting.items())
-    st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+    st.markdown(sd.cell_line(spec, setting, tuple(methods)))
 
 
 # a sweep over one setting has no heat map: its lines below show every method

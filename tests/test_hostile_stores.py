@@ -254,3 +254,37 @@ def test_the_stored_sweeps_of_the_repository_still_open():
         _, axes, rows = load(path)
         assert axes and len(rows) > 10, path
         assert len(load(path.read_bytes())[2]) == len(rows)
+
+
+# ------------------------------------------------------------------ the Sweep page
+
+def test_a_cell_that_cannot_open_says_why_in_one_line():
+    """Finding 4: every stored value is allowed, but together they break a relation."""
+    from ui.sweep_data import cell_line
+
+    good = cell_line({"preset": "quick-parity", "fixed": {"T": "6"}}, {"k": 3}, ("network",))
+    assert "[Open in Explore](/?" in good and "[Open in Compare](/compare?" in good
+    bad = cell_line({"preset": "quick-parity", "fixed": {}}, {"k": 4}, ("network",))
+    assert "cannot open" in bad and "odd" in bad and "\n" not in bad, bad
+
+
+@pytest.mark.parametrize("case", ["deeply nested axes", "spec a list", "text in a REAL column",
+                                  "mixed types in an axis", "axes k, seed, k", "NULL method",
+                                  "spec unknown preset"])
+def test_the_page_names_a_crafted_store_in_one_warning(case, tmp_path):
+    """Finding 4: these were Streamlit error boxes (or an error on clicking a cell)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.state import STATE_KEY, AppState
+
+    path = crafted(tmp_path / "s.sqlite", CASES[case][0])
+    at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
+    state = AppState()
+    state.sweep.sources["crafted"] = path
+    at.session_state[STATE_KEY] = state
+    at.session_state["sweep_pick"] = "crafted"
+    at.run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and "cannot be opened" in warnings[0], warnings
+    assert "\n" not in warnings[0] and len(warnings[0]) < 1000
