@@ -1,0 +1,125 @@
+"""Joining a Ray cluster for `engine sweep --executor ray`, bounded in time (issue 30, finding 3).
+
+A plain TCP listener that is not Ray passed the old connect probe, then ray.init retried for
+minutes, opened ~70 connections and, blocked in C++, never let SIGTERM's handler run. So the
+address must answer as a gRPC server does (Ray's GCS and its client server both are: an HTTP/2
+SETTINGS frame in reply to the connection preface), and ray.init itself runs in a helper thread
+that the main thread waits on for at most JOIN_TIMEOUT_S, so Ctrl-C and SIGTERM still act.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import socket
+import sys
+import threading
+
+from ..config import ConfigError
+from ..echo import plain
+from .runner import ENGINE
+
+CONNECT_TIMEOUT_S = 10.0  # a cluster head answers a TCP connect at once
+JOIN_TIMEOUT_S = 25.0  # ray.init against a head that answered the probe takes seconds
+START_TIMEOUT_S = 180.0  # starting a local Ray (no --address) on a loaded machine
+WAIT_SLICE_S = 0.2  # the main thread wakes this often, so signals are handled
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+SETTINGS = 0x04  # the frame type a gRPC (HTTP/2) server sends first
+
+
+def import_ray():
+    """The ray module, or a one-line ConfigError saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("--executor", "ray", "local, or install Ray first: pip install "
+                          "'ray==2.60.0' (see requirements-test.txt)") from None
+    return ray
+
+
+def check_address(address: str | None, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
+    """ConfigError in at most 2 × timeout_s for an address where no Ray cluster answers: none
+    at all, or something that does not speak gRPC. ray:// needs the ray[client] extra."""
+    if address in (None, "auto", "local"):
+        return
+    if address.startswith("ray://"):
+        if importlib.util.find_spec("grpc") is None:
+            raise ConfigError("--address", address, "auto or HOST:PORT of a cluster head; "
+                              "ray:// needs Ray's client: pip install 'ray[client]==2.60.0'")
+        hostport = address[len("ray://"):]
+    else:
+        hostport = address
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError("--address", address, "auto, HOST:PORT or ray://HOST:10001")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s) as s:
+            speaks_grpc = _answers_http2(s, timeout_s)
+    except OSError as err:
+        raise ConfigError("--address", address, f"a reachable Ray cluster (no answer at "
+                          f"{plain(hostport, 80)} within {timeout_s:g} s: "
+                          f"{plain(err.strerror or type(err).__name__, 60)})") from None
+    if not speaks_grpc:
+        raise ConfigError("--address", address, f"a Ray cluster head ({plain(hostport, 80)} "
+                          "accepts connections but does not answer as Ray's gRPC server)")
+
+
+def _answers_http2(sock: socket.socket, timeout_s: float) -> bool:
+    """Whether the peer answers HTTP/2's connection preface with a SETTINGS frame."""
+    sock.settimeout(timeout_s)
+    sock.sendall(PREFACE)
+    head = b""
+    try:
+        while len(head) < 9:
+            chunk = sock.recv(9 - len(head))
+            if not chunk:
+                break
+            head += chunk
+    except TimeoutError:
+        return False
+    return len(head) == 9 and head[3] == SETTINGS
+
+
+def _exit_now() -> None:
+    """The last exit hook to register runs first: end the process without Ray's shutdown."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(2)
+
+
+def connect(address: str | None = None):
+    """Join (or start) the Ray cluster; a one-line ConfigError when there is none to join."""
+    ray = import_ray()
+    if ray.is_initialized():
+        return ray
+    check_address(address)
+    outcome: dict = {}
+
+    def join() -> None:
+        try:
+            # the engine package travels with the job; torch and numpy must be on the cluster
+            # (the project's Docker image has both; README "Sweeps")
+            ray.init(address=address, runtime_env={"py_modules": [str(ENGINE)]},
+                     log_to_driver=False)
+            outcome["ok"] = True
+        except Exception as err:  # noqa: BLE001 - reported below in one line
+            outcome["err"] = err
+
+    helper = threading.Thread(target=join, daemon=True, name="ray-join")
+    helper.start()
+    limit = START_TIMEOUT_S if address in (None, "local") else JOIN_TIMEOUT_S
+    try:
+        for _ in range(int(limit / WAIT_SLICE_S)):
+            helper.join(WAIT_SLICE_S)  # short waits: KeyboardInterrupt and SIGTERM act between
+            if not helper.is_alive():
+                break
+    finally:
+        if helper.is_alive():  # stuck in Ray's C++: its exit hook would wait for it forever
+            atexit.register(_exit_now)
+    if "ok" in outcome:
+        return ray
+    why = (str(outcome["err"]).splitlines() or [type(outcome["err"]).__name__])[0][:160] \
+        if "err" in outcome else f"no cluster joined within {limit:g} s"
+    raise ConfigError("--address", address, "auto (a Ray cluster this machine belongs to) "
+                      f"or ray://HOST:10001 of a reachable cluster; Ray said: {plain(why, 160)}")
