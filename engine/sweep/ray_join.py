@@ -14,7 +14,9 @@ import importlib.util
 import os
 import socket
 import sys
+import tempfile
 import threading
+from pathlib import Path
 
 from ..config import ConfigError
 from ..echo import plain
@@ -81,6 +83,25 @@ def _answers_http2(sock: socket.socket, timeout_s: float) -> bool:
     return len(head) == 9 and head[3] == SETTINGS
 
 
+def check_recorded(address: str | None) -> None:
+    """Without an address Ray joins the cluster its file in /tmp/ray names: a stale file (a
+    killed head) made a plain `--executor ray` retry for minutes."""
+    record = Path(os.environ.get("RAY_TMPDIR", tempfile.gettempdir())) / "ray" / \
+        "ray_current_cluster"
+    try:
+        recorded = record.read_text()[:300].strip()
+    except OSError:
+        return
+    if not recorded:
+        return
+    try:
+        check_address(recorded)
+    except ConfigError as err:
+        raise ConfigError("--address", address or "(none)", f"a live cluster: Ray would join "
+                          f"{plain(recorded, 80)}, named in {record}, where {err.allowed}; run "
+                          "`ray stop`, or give --address local to start a new one") from None
+
+
 def _exit_now() -> None:
     """The last exit hook to register runs first: end the process without Ray's shutdown."""
     sys.stdout.flush()
@@ -94,6 +115,8 @@ def connect(address: str | None = None):
     if ray.is_initialized():
         return ray
     check_address(address)
+    if address in (None, "auto"):
+        check_recorded(address)
     outcome: dict = {}
 
     def join() -> None:
@@ -105,6 +128,10 @@ def connect(address: str | None = None):
             outcome["ok"] = True
         except Exception as err:  # noqa: BLE001 - reported below in one line
             outcome["err"] = err
+            return
+        # Ray starts a local head's processes with PR_SET_PDEATHSIG, which fires when the
+        # *thread* that started them ends: this one lives as long as the process
+        threading.Event().wait()
 
     helper = threading.Thread(target=join, daemon=True, name="ray-join")
     helper.start()
