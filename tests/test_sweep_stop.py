@@ -152,3 +152,49 @@ def test_a_listener_that_is_not_ray_ends_in_one_line_within_30_s(tmp_path):
     assert lines[0].startswith("error: --address=") and str(listener.port) in lines[0], lines
     assert seconds < 30, seconds
     assert list(tmp_path.iterdir()) == []
+
+
+class SaysSettings(NotRay):
+    """A listener that answers HTTP/2's preface with a SETTINGS frame, then nothing: it passes
+    the probe, so ray.init runs and holds the main thread (the probe cannot tell it from a
+    head)."""
+
+    def serve(self) -> None:
+        held = []
+        while time.time() < self.until:
+            try:
+                conn, _ = self.sock.accept()
+                conn.sendall(b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            except OSError:
+                continue
+            self.connections += 1
+            held.append(conn)
+        for conn in held:
+            conn.close()
+        self.sock.close()
+
+
+def test_sigterm_stops_a_sweep_that_ray_holds(tmp_path):
+    """Finding 3: blocked in ray.init, the sweep ignored SIGTERM; now a watcher thread takes it."""
+    listener = SaysSettings(life=120)
+    proc = subprocess.Popen([sys.executable, "-m", "engine", "sweep", *SETS, "--grid", "k=1,3",
+                             "--executor", "ray", "--address", f"127.0.0.1:{listener.port}",
+                             "--out", str(tmp_path / "s")], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while listener.connections < 1 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.2)  # the probe passed: ray.init starts (Ray itself dials the node's
+        assert listener.connections >= 1, proc.poll()  # address for 127.0.0.1, not ours)
+        time.sleep(4)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        proc.send_signal(signal.SIGTERM)
+        t0 = time.perf_counter()
+        _, err = proc.communicate(timeout=15)
+        assert time.perf_counter() - t0 < 10
+        assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err[-2000:])
+        assert "error: stopped by SIGTERM" in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        listener.stop()

@@ -3,19 +3,21 @@
 A plain TCP listener that is not Ray passed the old connect probe, then ray.init retried for
 minutes, opened ~70 connections and, blocked in C++, never let SIGTERM's handler run. So the
 address must answer as a gRPC server does (Ray's GCS and its client server both are: an HTTP/2
-SETTINGS frame in reply to the connection preface), and ray.init itself runs in a helper thread
-that the main thread waits on for at most JOIN_TIMEOUT_S, so Ctrl-C and SIGTERM still act.
+SETTINGS frame in reply to the connection preface); a stale cluster file is probed the same way;
+and from ray.init on, SIGINT and SIGTERM are taken by a watcher thread (sigtimedwait) that ends
+the process in one line, as it does when ray.init has not returned within its time.
 """
 
 from __future__ import annotations
 
-import atexit
 import importlib.util
 import os
+import signal
 import socket
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from ..config import ConfigError
@@ -25,7 +27,7 @@ from .runner import ENGINE
 CONNECT_TIMEOUT_S = 10.0  # a cluster head answers a TCP connect at once
 JOIN_TIMEOUT_S = 25.0  # ray.init against a head that answered the probe takes seconds
 START_TIMEOUT_S = 180.0  # starting a local Ray (no --address) on a loaded machine
-WAIT_SLICE_S = 0.2  # the main thread wakes this often, so signals are handled
+WAIT_SLICE_S = 0.2  # the watcher's wait for a signal, between looks at the clock
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 SETTINGS = 0x04  # the frame type a gRPC (HTTP/2) server sends first
 
@@ -102,11 +104,34 @@ def check_recorded(address: str | None) -> None:
                           "`ray stop`, or give --address local to start a new one") from None
 
 
-def _exit_now() -> None:
-    """The last exit hook to register runs first: end the process without Ray's shutdown."""
+def watch_signals(address: str | None, limit: float) -> threading.Event:
+    """From here on SIGINT and SIGTERM go to a watcher thread that ends the process at once,
+    as does a ray.init still running after `limit` seconds: Ray's C++ blocks the main thread
+    (SIGTERM was ignored for minutes), and every thread Ray starts inherits the block. Set the
+    returned event once joined; the rows written so far stay in the store."""
+    signals = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    joined, deadline = threading.Event(), time.monotonic() + limit
+
+    def watch() -> None:
+        while True:
+            got = signal.sigtimedwait(signals, WAIT_SLICE_S)
+            if got is not None:
+                _exit_now(f"error: stopped by {signal.Signals(got.si_signo).name} (the rows "
+                          "written so far stay in the store)", 128 + got.si_signo)
+            if not joined.is_set() and time.monotonic() > deadline:
+                _exit_now(f"error: --address={plain(str(address), 80)} is not allowed: a Ray "
+                          f"cluster that answers (none joined within {limit:g} s)", 2)
+
+    threading.Thread(target=watch, daemon=True, name="signal-watch").start()
+    return joined
+
+
+def _exit_now(line: str, code: int) -> None:
+    """One line, then end the process without Ray's exit hooks (they wait on its threads)."""
+    print(line, file=sys.stderr, flush=True)
     sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(2)
+    os._exit(code)
 
 
 def connect(address: str | None = None):
@@ -117,36 +142,19 @@ def connect(address: str | None = None):
     check_address(address)
     if address in (None, "auto"):
         check_recorded(address)
-    outcome: dict = {}
-
-    def join() -> None:
-        try:
-            # the engine package travels with the job; torch and numpy must be on the cluster
-            # (the project's Docker image has both; README "Sweeps")
-            ray.init(address=address, runtime_env={"py_modules": [str(ENGINE)]},
-                     log_to_driver=False)
-            outcome["ok"] = True
-        except Exception as err:  # noqa: BLE001 - reported below in one line
-            outcome["err"] = err
-            return
-        # Ray starts a local head's processes with PR_SET_PDEATHSIG, which fires when the
-        # *thread* that started them ends: this one lives as long as the process
-        threading.Event().wait()
-
-    helper = threading.Thread(target=join, daemon=True, name="ray-join")
-    helper.start()
-    limit = START_TIMEOUT_S if address in (None, "local") else JOIN_TIMEOUT_S
+    if threading.current_thread() is threading.main_thread():  # the CLI, not a test's thread
+        joined = watch_signals(address, START_TIMEOUT_S if address in (None, "local")
+                               else JOIN_TIMEOUT_S)
+    else:
+        joined = threading.Event()
     try:
-        for _ in range(int(limit / WAIT_SLICE_S)):
-            helper.join(WAIT_SLICE_S)  # short waits: KeyboardInterrupt and SIGTERM act between
-            if not helper.is_alive():
-                break
-    finally:
-        if helper.is_alive():  # stuck in Ray's C++: its exit hook would wait for it forever
-            atexit.register(_exit_now)
-    if "ok" in outcome:
-        return ray
-    why = (str(outcome["err"]).splitlines() or [type(outcome["err"]).__name__])[0][:160] \
-        if "err" in outcome else f"no cluster joined within {limit:g} s"
-    raise ConfigError("--address", address, "auto (a Ray cluster this machine belongs to) "
-                      f"or ray://HOST:10001 of a reachable cluster; Ray said: {plain(why, 160)}")
+        # the engine package travels with the job; torch and numpy must be on the cluster
+        # (the project's Docker image has both; README "Sweeps")
+        ray.init(address=address, runtime_env={"py_modules": [str(ENGINE)]},
+                 log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        raise ConfigError("--address", address, "auto (a Ray cluster this machine belongs to) "
+                          "or ray://HOST:10001 of a reachable cluster; Ray said: "
+                          f"{plain(str(err).splitlines()[0] if str(err) else err, 160)}") from None
+    joined.set()
+    return ray
