@@ -289,3 +289,16 @@ def test_the_page_names_a_crafted_store_in_one_warning(case, tmp_path):
     warnings = [w.value for w in at.warning]
     assert len(warnings) == 1 and "cannot be opened" in warnings[0], warnings
     assert "\n" not in warnings[0] and len(warnings[0]) < 1000
+
+
+def test_an_optional_setting_axis_may_hold_auto(tmp_path):
+    """Correct behaviour kept: a cell list with eta=auto stores NULL on the eta axis."""
+    store = Store(tmp_path / "eta.sqlite")
+    store.prepare({"preset": "quick-parity"}, ["eta"], {"eta": 0.5}, "test")
+    store.write([{"key": f"r{i}", "setting": {"eta": (None, 0.5)[i]}, "seed": 0,
+                  "method": "network", "train_acc": 1.0, "test_acc": 0.9, "cos": 0.5,
+                  "steps_95": 3, "steps_99": 4, "time_s": 0.1, "device": "cpu", "batched": 0,
+                  "code_version": "x", "config": "{}", "curve": []} for i in range(2)])
+    store.close()
+    _, axes, rows = load(tmp_path / "eta.sqlite")
+    assert axes == ["eta"] and sorted(map(str, (r["eta"] for r in rows))) == ["0.5", "None"]

@@ -150,12 +150,15 @@ def _column(db: sqlite3.Connection, table: str, name: str, rule: str) -> None:
 
 
 def _axis(db: sqlite3.Connection, name: str) -> None:
-    """An axis column: no NULL, one SQL type, each distinct value allowed for the setting."""
+    """An axis column: one SQL type, each distinct value allowed for the setting (NULL only
+    where the setting is optional: a cell's eta=auto)."""
     col = setting_column(name)
-    kinds = [r[0] for r in db.execute(f'SELECT DISTINCT typeof("{col}") FROM results LIMIT 3')]
+    kinds = {r[0] for r in db.execute(f'SELECT DISTINCT typeof("{col}") FROM results LIMIT 4')}
+    if SPECS[name].optional and len(kinds) > 1:
+        kinds.discard("null")
     if len(kinds) > 1 or "null" in kinds:
         raise SchemaError(f"results.{col} mixes types ({', '.join(sorted(kinds))})")
-    values = db.execute(f'SELECT DISTINCT "{col}" FROM results '
+    values = db.execute(f'SELECT DISTINCT "{col}" FROM results WHERE "{col}" IS NOT NULL '
                         f"LIMIT {MAX_AXIS_VALUES + 1}").fetchall()
     if len(values) > MAX_AXIS_VALUES:
         raise SchemaError(f"results.{col} has more than {MAX_AXIS_VALUES} values")
