@@ -54,10 +54,9 @@ for name in store.free_axes([a for a in (x, y) if a is not None]):
 
 
 def open_links(setting: dict) -> None:
-    """The setting in bold and the links that open it in Explore and in Compare."""
-    explore, compare = sd.cell_links(spec, setting, tuple(methods))
-    where = ", ".join(f"{k}={v}" for k, v in setting.items())
-    st.markdown(f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})")
+    """The setting in bold and the links that open it in Explore and in Compare, or in one
+    line why it cannot open."""
+    st.markdown(sd.cell_line(spec, setting, tuple(methods)))
 
 
 def heat_panel(column) -> None:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from engine import exports
 from engine.config import Config, ConfigError, from_dict
+from engine.echo import markdown_plain
 from engine.methods import LABELS
 from engine.sweep import load
 from engine.sweep.names import levels as procedure_levels
@@ -179,6 +180,17 @@ def cell_config(spec: dict, setting: dict):
     values = {**get(spec.get("preset", "quick-parity")).settings, **spec.get("fixed", {}),
               **setting, "seed": spec.get("seed", 0)}
     return from_dict(values)
+
+
+def cell_line(spec: dict, setting: dict, methods: tuple[str, ...]) -> str:
+    """The Markdown line under a clicked cell: its links, or in one line why it cannot open
+    (a stored spec whose settings are each allowed may still break a relation: k=4, parity)."""
+    where = markdown_plain(", ".join(f"{k}={v}" for k, v in setting.items()), 300)
+    try:
+        explore, compare = cell_links(spec, setting, methods)
+    except ConfigError as err:
+        return f"**{where}** cannot open: {markdown_plain(str(err), 300)}"
+    return f"**{where}**: [Open in Explore]({explore}) · [Open in Compare]({compare})"
 
 
 def cell_links(spec: dict, setting: dict, methods: tuple[str, ...]) -> tuple[str, str]:

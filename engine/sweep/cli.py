@@ -49,8 +49,9 @@ def add_parser(sub) -> None:
     s.add_argument("--force", action="store_true", help="recompute rows already stored")
     s.add_argument("--executor", default="local", help="local (worker processes) or ray")
     s.add_argument("--workers", default="1", help="local executor: worker processes")
-    s.add_argument("--address", default=None, help="ray executor: auto or ray://host:10001 "
-                   "(default: start a local Ray)")
+    s.add_argument("--address", default=None, help="ray executor: auto, HOST:PORT or "
+                   "ray://host:10001 of a cluster, or local (start a new local Ray; the default "
+                   "joins the cluster Ray recorded in /tmp/ray, else starts one)")
     s.add_argument("--batch-seeds", action="store_true",
                    help="train the seeds of a setting as one batched computation (network, rf, "
                         "one_step, two_step; README 'Batched seeds')")

@@ -6,18 +6,22 @@ thread count, so the same seeds give the same numbers on either executor.
 
 from __future__ import annotations
 
-import importlib.util
+import ctypes
 import multiprocessing
-import socket
+import os
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from ..config import ConfigError
-from ..echo import plain
-from .runner import ENGINE, run_unit
+from .ray_join import connect
+from .runner import run_unit
 
 EXECUTORS = ("local", "ray")
-CONNECT_TIMEOUT_S = 10.0  # a cluster head answers a TCP connect at once
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_POLL_S = 1.0
 
 
 def run_local(units: list[dict], workers: int = 1) -> Iterator[list[dict]]:
@@ -28,7 +32,8 @@ def run_local(units: list[dict], workers: int = 1) -> Iterator[list[dict]]:
         return
     # spawn, not fork: a forked child inherits torch's thread pools in an undefined state
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(run_unit, u) for u in units]
         try:
             for fut in as_completed(futures):
@@ -39,55 +44,25 @@ def run_local(units: list[dict], workers: int = 1) -> Iterator[list[dict]]:
             raise
 
 
-def import_ray():
-    """The ray module, or a one-line ConfigError saying how to install it."""
+def die_with_parent(parent: int) -> None:
+    """In a worker: be killed when the sweep's process dies, even by kill -9 (issue 30: two
+    workers of 430 MB and the resource tracker outlived it by minutes). Linux's
+    PR_SET_PDEATHSIG where there is one, and a thread watching the parent everywhere."""
     try:
-        import ray
-    except ImportError:
-        raise ConfigError("--executor", "ray", "local, or install Ray first: pip install "
-                          "'ray==2.60.0' (see requirements-test.txt)") from None
-    return ray
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the watch below still ends the worker
+        pass
+    if os.getppid() != parent:  # it died before prctl took effect
+        os._exit(1)
+    threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watch").start()
 
 
-def check_address(address: str | None, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-    """ConfigError in at most timeout_s for an address no Ray cluster can answer at: Ray itself
-    retries a dead address for minutes. ray:// needs the ray[client] extra (grpcio)."""
-    if address in (None, "auto", "local"):
-        return
-    if address.startswith("ray://"):
-        if importlib.util.find_spec("grpc") is None:
-            raise ConfigError("--address", address, "auto or HOST:PORT of a cluster head; "
-                              "ray:// needs Ray's client: pip install 'ray[client]==2.60.0'")
-        hostport = address[len("ray://"):]
-    else:
-        hostport = address
-    host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError("--address", address, "auto, HOST:PORT or ray://HOST:10001")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
-    except OSError as err:
-        raise ConfigError("--address", address, f"a reachable Ray cluster (no answer at "
-                          f"{plain(hostport, 80)} within {timeout_s:g} s: "
-                          f"{plain(err.strerror or type(err).__name__, 60)})") from None
-
-
-def connect(address: str | None = None):
-    """Join (or start) the Ray cluster; a one-line ConfigError when there is none to join."""
-    ray = import_ray()
-    if ray.is_initialized():
-        return ray
-    check_address(address)
-    try:
-        # the engine package travels with the job; torch and numpy must be on the cluster
-        # (the project's Docker image has both; README "Sweeps")
-        ray.init(address=address, runtime_env={"py_modules": [str(ENGINE)]},
-                 log_to_driver=False)
-    except (ConnectionError, RuntimeError, ValueError) as err:
-        raise ConfigError("--address", address, "auto (a Ray cluster this machine belongs to) "
-                          "or ray://HOST:10001 of a reachable cluster; Ray said: "
-                          f"{str(err).splitlines()[0][:160]}") from None
-    return ray
+def _watch(parent: int) -> None:
+    """Exit this worker once its parent is gone (its parent pid changes on re-parenting)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
 
 
 def run_ray(units: list[dict], address: str | None = None) -> Iterator[list[dict]]:

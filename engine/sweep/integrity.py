@@ -1,31 +1,35 @@
-"""A results store is checked before it is trusted: on open (PRAGMA quick_check, the expected
-tables and columns, no views, triggers or virtual tables), with a step limit on every query,
-and an --out path is checked before any training.
+"""A results store is checked before it is trusted: on open (its schema read as text: three
+plain tables, nothing that computes a value; then PRAGMA quick_check; then every value by type
+and shape), with bounds on every query, and an --out path is checked before any training.
 
 An uploaded or damaged file is someone else's SQL: a recursive VIEW named `results` held a core
 and grew SQLite's temp file to 4 GB (issue 22). Every read here runs under a progress handler
-that interrupts a query after MAX_STEPS virtual-machine steps or MAX_SECONDS.
+that interrupts a query after MAX_STEPS virtual-machine steps or MAX_SECONDS; a generated
+column of 1 GB per row made one step take minutes (issue 30), so no value may exceed
+MAX_VALUE_BYTES and SQLite's heap in the process is capped at HEAP_MB.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import tempfile
 import time
 from pathlib import Path
 
-from ..config import SPECS, ConfigError
+from ..config import ConfigError
 from ..echo import plain
-from .rows import CURVE_FIELDS
+from .schema import SchemaError, check_schema
+from .values import check_values
 
 MAX_STEPS = 200_000_000  # SQLite VM steps per query: a 100 MB store reads in far fewer
 MAX_SECONDS = 10.0
 CHECK_EVERY = 10_000  # the handler runs every this many steps
-RESULT_COLUMNS = {"key", "seed", "method", "train_acc", "test_acc", "cos", "steps_95",
-                  "steps_99", "time_s", "device", "batched", "code_version", "config", "created"}
-EXPECTED = {"meta": {"name", "value"}, "results": RESULT_COLUMNS,
-            "curves": {"key", "step", *CURVE_FIELDS[1:]}}
+# a single step can take long (one value of 1 GB): SQLite refuses any string or blob longer
+# than this on a store's connection, and all its memory in this process stays below HEAP_MB
+MAX_VALUE_BYTES = 4 << 20  # a stored sweep's longest value is its spec (a few kB to ~1 MB)
+HEAP_MB = 1024
+CACHE_KB = 16 << 10  # page cache per store connection
+WAL_VERSION = b"\x02\x02"  # header bytes 18-19 of a WAL-mode file; b"\x01\x01": rollback
 
 
 class StoreError(ConfigError):
@@ -51,49 +55,54 @@ def limit_queries(db: sqlite3.Connection, max_steps: int = MAX_STEPS,
     db.set_progress_handler(handler, CHECK_EVERY)
 
 
+def bound(db: sqlite3.Connection) -> None:
+    """Bound every query on db in steps, seconds, value size and memory (measured in
+    docs/hosting.md)."""
+    limit_queries(db)
+    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    db.execute(f"PRAGMA cache_size = -{CACHE_KB}")
+    db.execute("PRAGMA temp_store = MEMORY")  # a sort counts against the heap, not the disk
+    # process-wide; the pragma only ever lowers a limit that is already set
+    db.execute(f"PRAGMA hard_heap_limit = {HEAP_MB << 20}")
+
+
 def verify(db: sqlite3.Connection, where) -> list[str]:
-    """StoreError unless db is a sound store; returns its swept settings (meta 'axes')."""
+    """StoreError unless db is a sound store; returns its swept settings (meta 'axes').
+    The schema is read as text first: nothing that evaluates a row runs before it passes."""
     try:
+        bound(db)
+        columns = check_schema(db)
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise StoreError(where, "the file is damaged: PRAGMA quick_check failed")
-        objects = db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
-        _check_objects(objects, where)
-        for table, columns in EXPECTED.items():
-            have = {r[1] for r in db.execute(f'PRAGMA table_info("{table}")')}
-            if not columns <= have:
-                raise StoreError(where, f"table {table} lacks columns "
-                                 + ", ".join(sorted(columns - have)))
-        raw = dict(db.execute("SELECT name, value FROM meta WHERE name = 'axes'").fetchall())
-        axes = _axes(raw.get("axes", "[]"), where)
-        have = {r[1] for r in db.execute('PRAGMA table_info("results")')}
-        missing = [a for a in axes if ("D_" if a == "D" else a) not in have]
-        if missing:
-            raise StoreError(where, "meta lists swept settings that results lacks")
-        return axes
-    except sqlite3.DatabaseError as err:  # not a database, encrypted, interrupted, ...
-        raise StoreError(where, f"SQLite: {plain(err, 80)}") from None
+        return check_values(db, columns)
+    except SchemaError as err:
+        raise StoreError(where, str(err)) from None
+    except sqlite3.DatabaseError as err:  # not a database, encrypted, interrupted, too big ...
+        raise StoreError(where, sqlite_why(err)) from None
 
 
-def _check_objects(objects: list, where) -> None:
-    """Tables and their indexes only: no view, trigger or virtual table runs someone's SQL."""
-    for kind, name, sql in objects:
-        if kind in ("view", "trigger") or "VIRTUAL" in str(sql or "").upper():
-            raise StoreError(where, f"it holds a {kind if kind != 'table' else 'virtual table'}"
-                             f" ({plain(name, 40)}); a store has plain tables only")
-    tables = {name for kind, name, _ in objects if kind == "table"}
-    if not set(EXPECTED) <= tables:
-        raise StoreError(where, "no " + ", ".join(sorted(set(EXPECTED) - tables)) + " table")
+def sqlite_why(err: sqlite3.Error) -> str:
+    """SQLite's refusal in words (a value over the size bound is named as such)."""
+    if "too big" in str(err):
+        return f"SQLite: a value longer than {MAX_VALUE_BYTES >> 20} MB"
+    return f"SQLite: {plain(err, 80)}"
 
 
-def _axes(text: str, where) -> list[str]:
-    """The swept settings from meta: setting names only (they become labels on the page)."""
+def _connect(source: str | Path | bytes, where) -> sqlite3.Connection:
+    """A read-only connection to a file, or an in-memory one holding the bytes."""
+    if not isinstance(source, bytes):
+        if not Path(source).is_file():
+            raise StoreError(where, "no such file")
+        return sqlite3.connect(f"file:{Path(source)}?mode=ro", uri=True)
+    if source[18:20] == WAL_VERSION:  # memory has no -wal/-shm: read it as a rollback file
+        source = source[:18] + b"\x01\x01" + source[20:]
+    db = sqlite3.connect(":memory:")
     try:
-        axes = json.loads(text)
-    except ValueError:
-        axes = None
-    if not isinstance(axes, list) or not all(isinstance(a, str) and a in SPECS for a in axes):
-        raise StoreError(where, "meta 'axes' is not a list of setting names")
-    return axes
+        db.deserialize(source)  # in memory: the uploaded bytes never touch the disk
+    except BaseException:
+        db.close()
+        raise
+    return db
 
 
 def open_checked(source: str | Path | bytes, where=None) -> tuple[sqlite3.Connection, list]:
@@ -101,16 +110,9 @@ def open_checked(source: str | Path | bytes, where=None) -> tuple[sqlite3.Connec
     if where is None:
         where = "upload" if isinstance(source, bytes) else source
     try:
-        if isinstance(source, bytes):
-            db = sqlite3.connect(":memory:")
-            db.deserialize(source)  # in memory: the uploaded bytes never touch the disk
-        else:
-            if not Path(source).is_file():
-                raise StoreError(where, "no such file")
-            db = sqlite3.connect(f"file:{Path(source)}?mode=ro", uri=True)
+        db = _connect(source, where)
     except sqlite3.DatabaseError as err:
         raise StoreError(where, f"SQLite: {plain(err, 80)}") from None
-    limit_queries(db)
     try:
         return db, verify(db, where)
     except BaseException:

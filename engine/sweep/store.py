@@ -18,16 +18,13 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError
-from ..echo import plain
-from .integrity import StoreError, check_out, open_checked
+from .integrity import StoreError, check_out, open_checked, sqlite_why
 from .rows import CURVE_FIELDS, EXTRA_FIELDS
+from .schema import RESULT_TYPES, setting_column
 
 SUFFIX = ".sqlite"
 SUMMARY = ("train_acc", "test_acc", "cos", "steps_95", "steps_99", "time_s", *EXTRA_FIELDS)
-_RESULT_COLS = ("seed INTEGER", "method TEXT", "train_acc REAL", "test_acc REAL", "cos REAL",
-                "steps_95 INTEGER", "steps_99 INTEGER", "time_s REAL", "device TEXT",
-                "batched INTEGER", "code_version TEXT", "config TEXT", "created TEXT",
-                *(f"{name} REAL" for name in EXTRA_FIELDS))
+_RESULT_COLS = tuple(f"{name} {kind}" for name, kind in RESULT_TYPES.items() if name != "key")
 
 
 def store_path(out: str | Path) -> Path:
@@ -38,9 +35,7 @@ def store_path(out: str | Path) -> Path:
     return p if p.suffix in (SUFFIX, ".db") else p.with_name(p.name + SUFFIX)
 
 
-def column(name: str) -> str:
-    """SQL column of a swept setting: its name; D → D_ (SQL names ignore case, d is taken)."""
-    return "D_" if name == "D" else name
+column = setting_column  # SQL column of a swept setting (D → D_)
 
 
 def _sql_type(value) -> str:
@@ -132,7 +127,8 @@ def load(source: str | Path | bytes) -> tuple[dict, list[str], list[dict]]:
     """(meta, axes, rows) of a stored sweep (a file or its bytes), checked before it is read;
     rows are dicts with the setting names as keys."""
     src = source if isinstance(source, bytes) else store_path(source)
-    db, axes = open_checked(src)
+    where = "upload" if isinstance(source, bytes) else src  # never the bytes themselves
+    db, axes = open_checked(src, where)
     try:
         db.row_factory = sqlite3.Row
         meta = dict(db.execute("SELECT name, value FROM meta").fetchall())
@@ -145,7 +141,7 @@ def load(source: str | Path | bytes) -> tuple[dict, list[str], list[dict]]:
             rows.append(row)
         return meta, axes, rows
     except sqlite3.DatabaseError as err:  # damage past the quick check, or a query cut off
-        raise StoreError(src, f"SQLite: {plain(err, 80)}") from None
+        raise StoreError(where, sqlite_why(err)) from None
     finally:
         db.close()
 
