@@ -18,7 +18,8 @@ def numbers(path) -> dict:
 def test_ray_executor_matches_local(tmp_path):
     spec = SweepSpec("quick-parity", TINY, (("k", (1, 3)),), (), 2, 0, ("network", "ntk", "rf"))
     local = run_sweep(spec, str(tmp_path / "local"), batch=False)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # address="local": a new cluster even where a stale /tmp/ray/ray_current_cluster names one
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         assert ray.cluster_resources()["CPU"] == 2
         remote = run_sweep(spec, str(tmp_path / "ray"), batch=False, executor_name="ray")
