@@ -105,6 +105,6 @@ def live_panel(runs: dict, cfg) -> None:
         last = run.history[-1]
         st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
         st.caption(weights_line(last.extra, from_engine(cfg).k))
-    st.caption("Methods in this world: network = 3-layer ResNet, ntk = NTK of the 2-layer net, "
-               "rf = last layer on fixed random features (the conjugate kernel); the 2-layer "
-               "and 3-layer FC nets: `python -m engine.azl run` (docs/azl.md).")
+    st.caption("Methods of the resnet3 procedure: the 3-layer ResNet, the 3-layer FC net, the "
+               "2-layer net, its NTK and the last layer on fixed random features (the conjugate "
+               "kernel), from one shared initialisation on the same batches (docs/azl.md).")

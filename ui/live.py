@@ -7,10 +7,11 @@ import time
 import numpy as np
 import streamlit as st
 
-from engine import guard, mds, scenarios
+from engine import guard, mds
 from engine.config import Config, ConfigError
 from engine.gfl.probes import layer_probes, plane_basis, plane_map
 from engine.methods import make_run
+from engine.procedures import procedure_of
 from engine.run import DivergenceError
 from engine.scenarios import centre_cosines
 from engine.worlds import build_world
@@ -32,7 +33,7 @@ def wanted(player: dict, ahead: bool = True) -> int:
 
 def guard_check(cfg: Config) -> None:
     """Refuse settings beyond the server's limits (engine.guard)."""
-    guard.check(cfg, methods=("network",))
+    guard.check(cfg, methods=(procedure_of(cfg).lead,))
 
 
 def ensure_run(state: AppState) -> None:
@@ -51,14 +52,15 @@ def ensure_run(state: AppState) -> None:
     # drop the old run before building: never two runs (and datasets) alive in one session
     state.explore.run = state.explore.world = state.explore.run_cfg = None
     t0 = time.perf_counter()
-    with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {2 * cfg.m} neurons…"):
+    neurons = procedure_of(cfg).neurons(cfg.m)
+    with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {neurons:,} neurons…"):
         try:
             world = build_world(cfg)
         except ConfigError as err:  # e.g. a dataset this machine cannot load
             state.explore.guard_error = (cfg, str(err))
             return
         outputs = world.ds.y_train.shape[1] if world.ds.y_train.ndim > 1 else 1
-        if outputs > 1 and scenarios.world(cfg).explore_run is None:
+        if outputs > 1 and procedure_of(cfg).explore_run is None:
             # the engine's network and the player read one ±1 label (the AZL world has its
             # own Explore run)
             state.explore.guard_error = (
@@ -74,10 +76,12 @@ def ensure_run(state: AppState) -> None:
 def reset(state: AppState) -> None:
     """Back to step 0 on the same data and initial network."""
     state.explore.run = None  # the old run goes before the new one is made
-    # the world's own Explore run (AZL: the ResNet with its other methods beside it), else
-    # its procedure's network run (engine Run, or Algorithm 1's for a gfl world)
+    # the procedure's own Explore run (resnet3: the ResNet with its other methods beside it),
+    # else its lead method's run (engine Run, or Algorithm 1's for a gfl world)
     world = state.explore.world
-    state.explore.run = scenarios.explore_run(world) or make_run("network", world)
+    proc = procedure_of(world.cfg)
+    state.explore.run = (proc.explore_run(world) if proc.explore_run is not None
+                         else make_run(proc.lead, world))
     state.explore.error = state.explore.centre_map = None
     if state.explore.player is not None:  # a new run after another: show it from step 0
         state.explore.view["step"] = 0

@@ -179,7 +179,8 @@ def check(spec: SweepSpec, limits: bool = True, batch: bool = False, workers: in
         try:
             cfg = spec.config(setting, spec.seed)
             refuse_unread(cfg, [*spec.fixed, *setting])
-            check_methods(cfg, spec.methods)  # e.g. one_step in the AZL world: one line
+            # e.g. one_step in the AZL world: one line (a stored sweep may use older names)
+            check_methods(cfg, spec.methods, legacy=True)
             if limits:
                 guard.check(cfg, spec.methods, embed=False, load=load)
         except ConfigError as err:
