@@ -34,7 +34,7 @@ PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the w
 
 __all__ = ["REGISTRY", "RECORDS", "BY_NAME", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
            "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
-           "owner_of", "glossary"]
+           "owner_of", "glossary", "runs_with"]
 
 
 def _settings() -> dict[str, Spec]:
@@ -59,12 +59,20 @@ def owner_of(setting: str) -> str | None:
 def procedure_of(cfg: Config) -> ProcedureRecord:
     """cfg's procedure: the setting, or the world's default for "auto" (ConfigError when the
     world does not run with it)."""
-    from_world = scenarios.world(cfg).procedures
+    from_world = runs_with(cfg)
     name = from_world[0] if cfg.procedure == "auto" else cfg.procedure
     if name not in from_world:
         raise ConfigError("procedure", cfg.procedure,
                           f"auto or one of {', '.join(from_world)} for the {cfg.scenario} world")
     return RECORDS[name]
+
+
+def runs_with(cfg: Config) -> tuple[str, ...]:
+    """The procedures cfg's world trains with: those its record names (its default first), then
+    those whose record names the world (ConfigError for an unknown world)."""
+    named = scenarios.world(cfg).procedures
+    return (*named, *(r.name for r in RECORDS.values()
+                      if cfg.scenario in r.worlds and r.name not in named))
 
 
 def check_methods(cfg: Config, methods, legacy: bool = False) -> None:

@@ -82,6 +82,9 @@ class ProcedureRecord:
     charts: tuple[Chart, ...] = ()
     glossary: tuple[tuple[str, str], ...] = ()  # (term, meaning) for the Guide
     aliases: dict[str, str] = field(default_factory=dict)  # older names of its methods
+    # worlds it also trains besides those whose record names it (a new procedure on an
+    # existing world needs no edit of the world's file); never their default
+    worlds: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
