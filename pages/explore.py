@@ -41,7 +41,7 @@ def sync_url() -> None:
 
 
 sync_url()
-if state.explore.run is None:
+if state.explore.stream is None:
     st.stop()
 state.explore.timer_on = player_view.ticking(state)
 state.explore.page_run = True  # the next call of live_panel is part of this full run
@@ -70,10 +70,10 @@ live_panel()
 if not state.explore.timer_on and not mode.on:
     view.downloads(state)
 if not mode.on:
+    about = state.explore.stream.meta()  # the words around the player: now, not at step 0
     with st.expander("What is measured"):
-        st.write(explore_text.probes(cfg, state.explore.run))
+        st.write(about["probes"])
         st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")
-    if state.explore.world is not None:
-        view.step_sizes(state)
+    view.step_sizes(about["step_sizes"])
