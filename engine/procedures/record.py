@@ -77,8 +77,9 @@ class ProcedureRecord:
     settings: dict[str, Spec] = field(default_factory=dict)  # its own, shown only where it runs
     run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes (engine.guard)
     explore_run: Callable | None = None  # (built world) -> Explore's run, if not its lead's
-    narration: Callable | None = None  # (run, step index) -> the frame's words, if not the UI's
-    frame: str = "engine"  # the frame maker that draws its runs (engine/frames)
+    # the frame maker that draws its runs and narrates each step (engine/frames MAKERS: "engine",
+    # "gfl", "azl"): its map, stars, counts, curves and words
+    frame: str = "engine"
     charts: tuple[Chart, ...] = ()
     glossary: tuple[tuple[str, str], ...] = ()  # (term, meaning) for the Guide
     aliases: dict[str, str] = field(default_factory=dict)  # older names of its methods

@@ -50,11 +50,6 @@ def explore_run(world) -> ExploreRun:
     return ExploreRun(_shared(from_engine(world.cfg)))
 
 
-def narration(run, i: int) -> str:
-    """The frame in words (ExploreRun.narration: every number from the snapshot)."""
-    return run.narration(run.history[i])
-
-
 def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
     """(kept, peak) bytes of one run: per step a few hundred floats and every 10th first layer;
     the peak is the whole-set evaluation through the 300×300 layer."""
@@ -122,5 +117,5 @@ GLOSSARY = (
 RECORD = ProcedureRecord(
     "resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",), METHODS,
     tuple(m.name for m in METHODS), make_run, SOURCE, TABLE, neurons=lambda m: m,
-    settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run, narration=narration,
+    settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES)
