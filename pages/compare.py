@@ -41,13 +41,13 @@ show_url_warnings(state)
 
 def setting_row() -> None:
     """The current setting (changed in the sidebar, shared with Explore)."""
-    preset = cv.paper_preset(state)
-    tag = f" · preset **{preset.name}**" if preset else ""
+    preset, named = cv.paper_preset(state), cv.named_preset(state)
+    tag = f" · preset **{named.name}**" if named else ""
     st.markdown(f"**Setting: {summary_line(state.cfg)}** · n={state.cfg.n:,} · "
                 f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
     if preset is not None:
         paper_numbers(preset)
-    elif state.preset is None:
+    elif state.preset is None and PROC.table.claims_note:  # a source with numbers to show
         st.caption("Pick a paper preset in the sidebar (Tables 1–5) to see the paper's numbers "
                    "beside ours.")
 
