@@ -8,10 +8,10 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.azl.config import LABELS
 from engine.azl.narrate import narrate
 from engine.azl.world import from_engine
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
+from engine.procedures import RECORDS
 from engine.report import history_rows
 from ui.figures import MARGIN
 
@@ -19,7 +19,8 @@ __all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "is_azl", "live_panel",
            "projection_figure", "threshold_line", "weights_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
-AZL_NAMES = {"network": "resnet3", "rf": "last_layer"}
+AZL_NAMES = RECORDS["resnet3"].aliases
+LABELS = RECORDS["resnet3"].labels()  # the procedure's record (engine/procedures/resnet3)
 
 
 def _xy(rows: list[dict], key: str) -> tuple[list, list]:
