@@ -11,7 +11,7 @@ from engine.config import SPECS, Config, ConfigError, validate
 from engine.echo import markdown_plain
 from engine.guard import ResourceError
 from engine.presets import PRESETS, preset_config
-from engine.procedures import procedure_of
+from engine.procedures import PROCEDURE_SETTINGS, procedure_of
 from engine.reads import sidebar_shows
 from engine.spec import Spec
 from ui import live
@@ -29,11 +29,13 @@ MAIN = {
     "data": ("scenario", "labeling", "d", "D", "k", "p_o", "n", "structure", "seed"),
     "network": ("m", "schedule"),
     "steps": ("T", "batch"),
+    "procedure": tuple(PROCEDURE_SETTINGS),  # a procedure's own, shown where it trains the run
 }
-GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps", "baselines": "Baselines"}
-MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
+GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps",
+                "procedure": "Procedure settings", "baselines": "Baselines"}
+MORE_TITLES = {"data": "More data settings", "network": "Procedure and theory variant",
                "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
-               "baselines": "Baseline classifier"}
+               "procedure": "More procedure settings", "baselines": "Baseline classifier"}
 
 
 def key(name: str) -> str:
@@ -191,6 +193,8 @@ def sidebar(state: AppState) -> None:
             names = [n for n, s in SPECS.items() if s.group == group and _visible(n, shown)]
             main = [n for n in MAIN.get(group, ()) if n in names]
             more = [n for n in names if n not in main]
+            if not names:  # e.g. no baselines setting in a world that does not read one
+                continue
             st.subheader(title)
             for name in main:
                 _widget(name, SPECS[name], state)

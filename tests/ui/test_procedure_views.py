@@ -43,6 +43,12 @@ def test_explore_names_the_procedures_source_and_its_true_width(preset, neurons)
     assert ("ICLR 2022" in captions) is (preset == "paper-parity")
     width = [w.label for w in at.number_input if w.label.startswith("m")]
     assert width == [f"m — {neurons} neurons"], width
+    # the resnet3 procedure's own settings, under its heading, only where it trains the run
+    labels = {w.label for kind in ("number_input", "selectbox") for w in at.get(kind)}
+    own = {"step size (ResNet, FC, 2-layer)", "FC nets' biases"}
+    assert (own <= labels) is (preset == "azl-resnet"), labels
+    headings = [h.value for h in at.sidebar.subheader]
+    assert ("Procedure settings" in headings) is (preset == "azl-resnet"), headings
 
 
 def test_the_offline_html_credits_the_procedures_source():

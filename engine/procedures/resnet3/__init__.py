@@ -70,7 +70,7 @@ def footer(config: dict) -> str:
 
 def _spec(name: str, label: str, default) -> Spec:
     kind, lo, hi, text = RANGES[name]
-    return Spec(kind, lo, hi, label=label, default=default, group="steps",
+    return Spec(kind, lo, hi, label=label, default=default, group="procedure",
                 help=f"resnet3 procedure: {text}")
 
 
@@ -82,7 +82,7 @@ SETTINGS = {
     "azl_wd": _spec("wd", "weight decay", 1e-3),
     "azl_momentum": _spec("momentum", "SGD momentum", 0.9),
     "azl_fc_bias": Spec(str, choices=FC_BIASES, label="FC nets' biases", default="fixed",
-                        group="steps",
+                        group="procedure",
                         help="resnet3 procedure: fixed = the source's reading (only the hidden "
                              "weights of fc3, two_layer and its NTK train); trained = as the "
                              "ResNet's (docs/azl.md)"),
