@@ -52,8 +52,9 @@ def make_run(method: str, world: World, world_ns: World | None = None,
     procedure = procedures.procedure_of(world.cfg)
     try:
         info = procedure.method(method)
-    except KeyError as err:
-        raise ValueError(err.args[0]) from None
+    except KeyError:
+        raise ValueError(f"unknown method {method!r}: the {procedure.name} procedure trains "
+                         f"{', '.join(procedure.names)}") from None
     w = world if info.structure else world_ns
     if w is None:
         raise ValueError(f"{method} needs the world without input structure")
