@@ -7,8 +7,11 @@ import io
 import pandas as pd
 import streamlit as st
 
+from engine.config import ConfigError
 from engine.echo import markdown_plain
 from engine.methods import LABELS
+from engine.presets import preset_config
+from engine.procedures import procedure_of
 from ui import sweep_data as sd
 from ui import sweep_run
 from ui.figures import heatmap, lines
@@ -37,6 +40,11 @@ if broken:  # listed, never opened: one line instead of Streamlit's error box
     st.warning(markdown_plain(f"{pick} cannot be opened: {broken}"), icon=":material/block:")
     st.stop()
 df, axes, spec = sd.load_frame(choices[pick])
+labels = LABELS  # a store without a known preset keeps the paper's labels
+try:  # the methods by their procedure's labels (an AZL sweep's network is the 3-layer ResNet)
+    labels = procedure_of(preset_config(spec["preset"])).labels()
+except (ConfigError, KeyError, TypeError):
+    pass
 if df.empty or not axes:
     st.warning("This sweep has no rows yet.")
     st.stop()
@@ -56,7 +64,7 @@ for name in sd.free_axes(df, axes, [a for a in (x, y) if a is not None]):
 
 def heat_panel(column) -> None:
     """Heat map of one method (or Network − NTK per seed) over x × y; a click gives links."""
-    views = [LABELS.get(m, m) for m in methods]
+    views = [labels.get(m, m) for m in methods]
     if "network" in methods and "ntk" in methods:
         views.append("Network − NTK")
     view = column.selectbox("method", views, help="whose summary the heat map shows")
@@ -96,7 +104,7 @@ for m in methods:
         part = part[part[y] == line_y]
     line_rows.append(sd.over_seeds(part, [x]).assign(method=m))
 st.plotly_chart(lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}",
-                      sd.METRICS[metric]), key="sweep_lines")
+                      sd.METRICS[metric], labels), key="sweep_lines")
 
 st.subheader("Table")
 st.dataframe(df.drop(columns=["config"]), hide_index=True, height=260)

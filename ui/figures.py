@@ -133,14 +133,17 @@ def heatmap(agg: pd.DataFrame, x: str, y: str, title: str, diverging: bool = Fal
     return fig
 
 
-def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str) -> go.Figure:
-    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours)."""
+def lines(agg: pd.DataFrame, x: str, title: str, ytitle: str,
+          labels: dict | None = None) -> go.Figure:
+    """One line per method over setting x: mean over seeds with ± std bars (Compare's colours;
+    labels: the procedure's names for its methods, default the paper's)."""
+    labels = LABELS if labels is None else labels
     fig = go.Figure()
     for method, part in agg.groupby("method", sort=False):
         part = part.sort_values(x)
         style, symbol, _ = method_style(method)
         fig.add_trace(go.Scatter(x=part[x], y=part["mean"], mode="lines+markers",
-                                 name=LABELS.get(method, method), line=style,
+                                 name=labels.get(method, method), line=style,
                                  marker={"symbol": symbol},
                                  error_y={"type": "data", "array": part["std"]}))
     fig.update_layout(title=title, height=420, xaxis_title=x, yaxis_title=ytitle, margin=MARGIN)

@@ -5,6 +5,7 @@ is every record's. AppTest of the real app; no run is faked."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -104,3 +105,20 @@ def test_the_guides_glossary_is_every_records():
         for term, _ in record.glossary:
             assert f"| {term} |" in text, (record.name, term)
     assert "neuron pairs (2m hidden neurons)" not in text  # the paper's alone, said as such
+
+
+def test_the_stored_azl_sweep_names_the_resnet_by_its_procedures_label():
+    """docs/results/sweep-azl-error-vs-n.sqlite stores the ResNet as `network` (its older name):
+    the Sweep page's lines call it "3-layer ResNet", not "Network"."""
+    from ui.state import STATE_KEY, AppState
+
+    at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
+    state = AppState()
+    state.sweep.sources["azl"] = ROOT / "docs" / "results" / "sweep-azl-error-vs-n.sqlite"
+    at.session_state[STATE_KEY] = state
+    at.session_state["sweep_pick"] = "azl"
+    at.run()
+    assert not at.exception, at.exception
+    names = [t["name"] for c in at.get("plotly_chart")
+             for t in json.loads(c.proto.spec)["data"] if t.get("name")]
+    assert "3-layer ResNet" in names and "2-layer" in names and "Network" not in names, names
