@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from bench.parts import machine, peak_rss_mb
-from engine.azl.compare import AZLComparison
-from engine.azl.presets import DEFAULT, get
+from engine.azl.presets import DEFAULT
+from engine.compare import Comparison
+from engine.presets import preset_config
 from engine.scenarios._common import torch_threads
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -29,7 +30,7 @@ TARGET_S = 30.0
 def measure(preset: str, seed: int, threads: int) -> dict:
     """Train every method of the preset, timing each method's steps separately."""
     t0, c0 = time.perf_counter(), time.process_time()
-    comp = AZLComparison(get(preset).config().replace(seed=seed))
+    comp = Comparison(preset_config(preset).replace(seed=seed), device="cpu")  # all five
     setup = time.perf_counter() - t0
     per = dict.fromkeys(comp.runs, 0.0)
     with torch_threads(threads):

@@ -6,12 +6,12 @@ import argparse
 import sys
 import time
 
-from . import guard, scenarios
+from . import guard
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
-from .methods import DEFAULT_METHODS, NAMES
-from .procedures import check_methods, procedure_of
+from .methods import NAMES
+from .procedures import procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
     r.add_argument("--methods", default=None,
-                   help="comma-separated subset of: " + ", ".join(NAMES) + " (default: the "
-                        "procedure's own, " + ",".join(DEFAULT_METHODS) + " for the paper's)")
+                   help="comma-separated subset of the procedure's methods (default: its "
+                        "defaults); every procedure's: " + ", ".join(NAMES))
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -52,8 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
-    """Preset + --seed + --set pairs → a validated Config (ConfigError on bad input)."""
+def parse_settings(args) -> tuple[Config, preset_mod.Preset | None]:
+    """Preset + --seed + --set pairs → a validated Config (ConfigError on bad input), and the
+    preset, or None when --set moved the run to another world."""
     preset = preset_mod.get(args.preset)
     values, given = dict(preset.settings), set()
     for pair in args.set:
@@ -68,15 +69,19 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset]:
         values["seed"] = args.seed
     cfg = from_dict(values)
     refuse_unread(cfg, given)  # a value the run ignores would only look like it mattered
+    if preset_mod.preset_config(preset.name).scenario != cfg.scenario:
+        preset = None  # another world's preset: its numbers and its name say nothing here
     return cfg, preset
 
 
-def parse_methods(text: str) -> tuple[str, ...]:
-    """Comma-separated method names, validated."""
+def parse_methods(text: str, cfg: Config) -> tuple[str, ...]:
+    """Comma-separated method names, validated against cfg's procedure (engine/procedures)."""
+    proc = procedure_of(cfg)
     names = tuple(m.strip() for m in text.split(",") if m.strip())
-    bad = [m for m in names if m not in NAMES]
+    bad = [m for m in names if m not in proc.names]
     if bad or not names:
-        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(NAMES))
+        raise ConfigError("--methods", text, "a comma-separated subset of "
+                          f"{', '.join(proc.names)} (the {proc.name} procedure's methods)")
     twice = sorted({m for m in names if names.count(m) > 1})
     if twice:
         raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")
@@ -139,12 +144,10 @@ def cmd_run(args) -> int:
 def _preflight(args):
     """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
-    offered = scenarios.world(cfg).methods  # a world's own names for the methods (AZL)
     if args.methods is None:
-        methods = offered or procedure_of(cfg).defaults
+        methods = procedure_of(cfg).defaults
     else:
-        methods = parse_methods(args.methods)
-        check_methods(cfg, methods)
+        methods = parse_methods(args.methods, cfg)
     n_seeds = parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "
@@ -192,7 +195,8 @@ def _test_number(snap) -> float:
 def _headline(cfg: Config, preset, seeds: int, device: str, total: float) -> str:
     proc = procedure_of(cfg).name
     how = f"schedule={cfg.schedule}" if proc == "shi2022" else f"procedure={proc}"
-    return (f"{preset.name}: {summary_line(cfg)} · n={cfg.n} · T={cfg.T} · "
+    name = preset.name if preset is not None else f"scenario={cfg.scenario}"
+    return (f"{name}: {summary_line(cfg)} · n={cfg.n} · T={cfg.T} · "
             f"{how} · seeds={seeds} (from {cfg.seed}) · {device} · {total:.1f} s")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from .errors import ConfigError
 from .free_text import check_free_text
 from .population import label_set
+from .procedures import PROCEDURE_SETTINGS, PROCEDURES, owner_of, procedure_of
 from .relations import check_relations
 from .scenarios import WORLDS, reads_common
 from .spec import Spec
@@ -22,8 +23,6 @@ OPTIMIZERS = ("auto", "adam", "sgd")
 LAYER_OPTIMIZERS = ("auto", "sgd", "adam", "same")
 DECAYS = ("auto", "constant", "cosine")
 BALANCES = ("steps12", "all", "off")
-# engine/procedures.py; auto = the world's first
-PROCEDURES = ("auto", "shi2022", "fcb2022", "resnet3", "gfl")
 
 # The settings every world shares, declared once. Names follow the paper's symbols.
 COMMON: dict[str, Spec] = {
@@ -60,7 +59,8 @@ COMMON: dict[str, Spec] = {
     "n": Spec(int, 10, 1_000_000, label="n", help="training samples", default=50_000),
     "n_test": Spec(int, 10, 1_000_000, label="n_test", help="test samples", default=10_000),
     "seed": Spec(int, 0, 2**31 - 1, label="seed", help="random seed of the run", default=0),
-    "m": Spec(int, 1, 20_000, group="network", label="m", help="neuron pairs (width 2m)",
+    "m": Spec(int, 1, 20_000, group="network", label="m",
+              help="width: 2m hidden neurons (shi2022, fcb2022), 4m (gfl), m (resnet3)",
               default=300),
     "schedule": Spec(str, choices=SCHEDULES, group="network", label="schedule",
                      help="paper: practical default; theory: Lemma 23/Thm 26; "
@@ -117,9 +117,8 @@ COMMON: dict[str, Spec] = {
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer", default="schedule"),
     "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
-                      help="how the network is trained: shi2022 (the paper's schedule), fcb2022, "
-                           "resnet3 (Allen-Zhu & Li), gfl (Shi's Algorithm 1); auto = the "
-                           "world's own first",
+                      help="how the network is trained (engine/procedures: "
+                           + ", ".join(PROCEDURES[1:]) + "); auto = the world's own first",
                       default="auto"),
 }
 
@@ -139,8 +138,31 @@ def _world_settings() -> dict[str, Spec]:
     return out
 
 
-# Every setting: the common ones, then each world's own (shown only where a world uses them).
-SPECS: dict[str, Spec] = {**COMMON, **_world_settings()}
+def _procedure_settings() -> dict[str, Spec]:
+    """Every procedure's own settings, each shown only where its procedure trains the run."""
+    out = {}
+    for name, spec in PROCEDURE_SETTINGS.items():
+        if name in COMMON or name in _WORLD:
+            raise ValueError(f"procedure {owner_of(name)} declares {name!r} a second time")
+        out[name] = dataclasses.replace(spec, shown=_runs_with(owner_of(name), spec.shown))
+    return out
+
+
+def _runs_with(owner: str, rule):
+    """A sidebar rule: cfg's procedure is `owner` (and the setting's own rule holds)."""
+    def shown(cfg) -> bool:
+        try:
+            runs = procedure_of(cfg).name == owner
+        except ConfigError:  # a procedure the world refuses: validation names it
+            return False
+        return runs and (rule is None or bool(rule(cfg)))
+    return shown
+
+
+# Every setting: the common ones, then each world's own (shown only where a world uses them),
+# then each procedure's own (shown only where it trains the run).
+_WORLD = _world_settings()
+SPECS: dict[str, Spec] = {**COMMON, **_WORLD, **_procedure_settings()}
 
 
 class _Settings:
@@ -239,10 +261,7 @@ def validate(cfg: Config) -> Config:
     check_free_text(cfg)  # in every world: P and pair reach printed commands and links
     record = WORLDS.get(cfg.scenario)  # a valid name: its range was checked above
     check_relations(cfg, lambda name: reads_common(record, name))
-    allowed = WORLDS[cfg.scenario].procedures  # engine/procedures.py; the first is the default
-    if cfg.procedure != "auto" and cfg.procedure not in allowed:
-        raise ConfigError("procedure", cfg.procedure,
-                          f"auto or one of {', '.join(allowed)} for the {cfg.scenario} world")
+    procedure_of(cfg)  # ConfigError when the world does not run with the procedure
     rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
     if rules is not None:
         rules(cfg)

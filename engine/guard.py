@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from .config import Config, ConfigError
 from .evaluate import PROBE_SAMPLES as PROBE
-from .methods import BY_NAME
-from .scenarios import dictionary, download_setting, input_dim, pattern_space, run_bytes, run_gflop
+from .procedures import procedure_of
+from .scenarios import dictionary, download_setting, input_dim, pattern_space
 from .trainer import FEATURE_CACHE_BYTES
 
 MB = 1 << 20
@@ -77,6 +77,11 @@ class Estimate:
         """One line for the UI or the CLI."""
         return (f"about {self.memory_mb:.0f} MB and {self.seconds:.0f} s "
                 f"(mostly {self.dominant})")
+
+
+def _info(cfg: Config, method: str):
+    """The record of a method of cfg's procedure (engine.method_table.Method)."""
+    return procedure_of(cfg).method(method)
 
 
 def machine_memory_mb() -> float:
@@ -157,7 +162,7 @@ def _world_mb(cfg: Config, methods) -> tuple[float, float, float]:
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
     init = width * d * 8 * 3.5  # float64 draws in d-space, their projection and residual
     perp = width * d * F32 if pattern and r != d else 0
-    frozen = sum(BY_NAME[m].frozen for m in methods)
+    frozen = sum(_info(cfg, m).frozen for m in methods)
     kept = perp + probe * r * F32 + probe * width * F32 * (1 + min(frozen, 4))
     evaluation = _rows(max(cfg.n, cfg.n_test)) * width * F32
     return init / MB, kept / MB, evaluation / MB
@@ -170,7 +175,7 @@ def _frozen_features_bytes(cfg: Config, methods) -> int:
     init_units = cfg.m if cfg.schedule != "standard" else 2 * cfg.m
     total = 0
     for structured in (True, False):  # one cache per world
-        info = [BY_NAME[m] for m in methods if BY_NAME[m].structure == structured]
+        info = [_info(cfg, m) for m in methods if _info(cfg, m).structure == structured]
         units = init_units * any(i.uses_init_layer for i in info)
         units += 2 * cfg.m * len({i.base for i in info if i.frozen and not i.uses_init_layer})
         total += min(cfg.n * units * F32, FEATURE_CACHE_BYTES)
@@ -185,10 +190,11 @@ def _method_mb(cfg: Config, method: str) -> tuple[float, float]:
     # the temporaries of its step (classifier stage)
     params = width * (r + 2) * F32 * 10
     probe = min(cfg.n, PROBE) + min(cfg.n_test, PROBE)
-    own = run_bytes(cfg, r, params)  # a world that trains with its own runs sizes them
-    if own is not None:
+    sizing = procedure_of(cfg).run_bytes  # a procedure with runs of its own sizes them
+    if sizing is not None:
+        own = sizing(cfg, r, params)
         return own[0] / MB, own[1] / MB
-    if BY_NAME[method].linearised:
+    if _info(cfg, method).linearised:
         kept = params + 3 * probe * width * F32 + cfg.T * 200
         # full evaluation: pre-activation, act, der, slope and lin on a chunk
         return kept / MB, 5 * min(CHUNK, max(cfg.n, cfg.n_test)) * width * F32 / MB
@@ -204,7 +210,7 @@ def _logreg_mb(cfg: Config, methods) -> float:
     standardised (a copy), then the test set's are made (chunks, then their concatenation)
     and standardised; the 10 000-sample fit and its validation split come and go meanwhile.
     """
-    if cfg.classifier != "logreg" or not any(BY_NAME[m].frozen for m in methods):
+    if cfg.classifier != "logreg" or not any(_info(cfg, m).frozen for m in methods):
         return 0.0
     r, width = coord_dim(cfg)[0], 2 * cfg.m
     train, test = cfg.n * width * F64, cfg.n_test * width * F64
@@ -223,15 +229,15 @@ def _gflop(cfg: Config, methods, embed: bool, feature_cache: bool = True) -> flo
     for m in methods:
         step = 4 * batch * width * r + 2 * probe * width * r  # fwd+bwd on a batch, probe eval
         full = 4 * cfg.n * width * r * 2 + 2 * (cfg.n + cfg.n_test) * width * r * 4
-        if BY_NAME[m].linearised:
+        if _info(cfg, m).linearised:
             step *= 1.5
-        frozen = min(cfg.T, cfg.T - BY_NAME[m].freeze_after) if BY_NAME[m].frozen else 0
+        frozen = min(cfg.T, cfg.T - _info(cfg, m).freeze_after) if _info(cfg, m).frozen else 0
         if feature_cache and frozen > 0:  # steps on cached activations: no matmul over r
             total += frozen * CACHED_STEP * (batch + probe) * width
             total += (cfg.T - frozen) * step + full
             continue
         total += cfg.T * step + full
-        if embed and not BY_NAME[m].linearised:
+        if embed and not _info(cfg, m).linearised:
             pts, small = width + 2, min(width + 2, r)  # classical MDS: Gram matrix + top-2 eigh
             total += cfg.T * (2 * pts * r * small + 10 * small**3)
     return total / 1e9
@@ -242,7 +248,7 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
     """Peak memory and CPU time of training `methods` side by side on cfg (one seed), with or
     without the frozen layers' cached activations."""
     kept, gen = _data_mb(cfg)
-    worlds = 2 if any(not BY_NAME[m].structure for m in methods) else 1
+    worlds = 2 if any(not _info(cfg, m).structure for m in methods) else 1
     init, net_kept, evaluation = _world_mb(cfg, methods)
     per_method = {m: _method_mb(cfg, m) for m in methods}
     method_kept = sum(k for k, _ in per_method.values())
@@ -256,7 +262,8 @@ def estimate(cfg: Config, methods=("network",), embed: bool = True,
         "classifier (logreg)": resident + _logreg_mb(cfg, methods),
     }
     dominant = max(parts, key=parts.get)
-    gflop = run_gflop(cfg, methods, embed)  # a world that trains with its own runs times them
+    timing = procedure_of(cfg).run_gflop  # a procedure with runs of its own times them
+    gflop = None if timing is None else timing(cfg, methods, embed)
     gflop = _gflop(cfg, methods, embed, feature_cache) if gflop is None else gflop
     seconds = gflop / limit("FEX_GFLOPS") + STEP_OVERHEAD_S * cfg.T * len(methods)
     return Estimate(BASE_MB + parts[dominant], seconds, dominant, parts, gflop, feature_cache,

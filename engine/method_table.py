@@ -1,6 +1,7 @@
 """The methods of Table 1 as data: name, label, colour and marker, which layer trains, the
-paper's column. Low in the import graph, so that engine.run can check a method's name;
-engine.methods adds the factory that builds each method's run."""
+paper's column (the shi2022, fcb2022 and gfl procedures train them; engine/procedures). Low in
+the import graph, so that engine.run can check a method's name; engine.methods adds the factory
+that builds each method's run."""
 
 from __future__ import annotations
 
@@ -50,11 +51,9 @@ REGISTRY = _BASES + tuple(
     replace(m, name=f"{m.name}_no_structure", label=f"{m.label} w/o structure",
             short="w/o struct." if m.name == "network" else f"{m.short} w/o", structure=False)
     for m in _BASES if m.name in ("network", "ntk", "rf"))
-# methods that only a world's own procedure trains (not Table 1's: the pages do not offer them)
-OWN = (Method("two_layer", "2-layer", "2-layer", "#56B4E9", "star", None),)  # azl_hier's
-BY_NAME = {m.name: m for m in REGISTRY + OWN}
+# (a procedure with methods of its own declares them in its record: engine/procedures/resnet3)
+BY_NAME = {m.name: m for m in REGISTRY}
 METHODS = tuple(m.name for m in REGISTRY)  # Table 1's methods, offered on every paper world
-NAMES = tuple(BY_NAME)  # every method a procedure may train (what --methods accepts)
 DEFAULT_METHODS = COLUMNS  # Table 1's six columns, in the paper's order
-LABELS = {m.name: m.label for m in REGISTRY + OWN}
+LABELS = {m.name: m.label for m in REGISTRY}
 FROZEN_BASES = tuple(m.name for m in _BASES if m.frozen)

@@ -13,16 +13,16 @@ from .method_table import (
     FROZEN_BASES,
     LABELS,
     METHODS,
-    NAMES,
-    OWN,
     REGISTRY,
     Method,
 )
 from .run import Run, World
 
 # the registry's public names: the table's, then this module's factory and protocol
-__all__ = ["BY_NAME", "DEFAULT_METHODS", "FROZEN_BASES", "LABELS", "METHODS", "NAMES", "OWN",
+__all__ = ["BY_NAME", "DEFAULT_METHODS", "FROZEN_BASES", "LABELS", "METHODS", "NAMES",
            "REGISTRY", "Method", "MethodRun", "make_run"]
+# every method some procedure trains (the CLI's help; each procedure checks its own)
+NAMES = tuple(dict.fromkeys(m for r in procedures.RECORDS.values() for m in r.names))
 
 
 @runtime_checkable
@@ -46,19 +46,18 @@ class MethodRun(Protocol):
 
 def make_run(method: str, world: World, world_ns: World | None = None,
              embed: bool = True) -> MethodRun:
-    """Build the run of a method: the world's procedure's run (engine/procedures.py: gfl, a
-    world's own trainer), else the engine's Run (network, RF, One/Two Step) or NTKRun;
-    *_no_structure methods use world_ns."""
-    if method not in BY_NAME:
-        raise ValueError(f"unknown method {method!r}; choose from {', '.join(NAMES)}")
-    info = BY_NAME[method]
+    """Build the run of a method: the world's procedure's run (engine/procedures: gfl, resnet3,
+    fcb2022, a world's own trainer), else the engine's Run (network, RF, One/Two Step) or
+    NTKRun; *_no_structure methods use world_ns."""
+    procedure = procedures.procedure_of(world.cfg)
+    try:
+        info = procedure.method(method)
+    except KeyError:
+        raise ValueError(f"unknown method {method!r}: the {procedure.name} procedure trains "
+                         f"{', '.join(procedure.names)}") from None
     w = world if info.structure else world_ns
     if w is None:
         raise ValueError(f"{method} needs the world without input structure")
-    procedure = procedures.procedure_of(w.cfg)
-    if method not in procedure.methods:
-        raise ValueError(f"the {procedure.name} procedure runs {', '.join(procedure.methods)}, "
-                         f"not {method}")
     custom = procedure.make_run(method, w, embed, info.freeze_after)
     if custom is not None:
         return custom

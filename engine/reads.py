@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .config import SPECS, Config, ConfigError, diff
+from .procedures import owner_of, procedure_of
 from .scenarios import WORLDS, reads_common, shows
 
 # what a setting shown only under one labeling or schedule (its Spec.shown rule) needs, in
@@ -16,6 +17,11 @@ NEEDS = {"P": "labeling=custom", "t1": "labeling=interval", "t2": "labeling=inte
 
 def unread_reason(name: str, cfg: Config) -> str | None:
     """Why cfg's run ignores setting `name`, or None when it reads it."""
+    owner = owner_of(name)  # a procedure's own setting: read where that procedure trains
+    if owner is not None:
+        running = procedure_of(cfg).name
+        return None if owner == running else (
+            f"only read by procedure={owner}, and this run's procedure is {running}")
     if not reads_common(WORLDS[cfg.scenario], name):
         return f"the {cfg.scenario} world does not read it"
     if not shows(name, cfg):
@@ -38,3 +44,11 @@ def refuse_unread(cfg: Config, given: Iterable[str]) -> None:
 def read_diff(cfg: Config) -> dict:
     """The settings that differ from the default and that cfg's run reads (links, commands)."""
     return {k: v for k, v in diff(cfg).items() if unread_reason(k, cfg) is None}
+
+
+def sidebar_shows(name: str, cfg: Config) -> bool:
+    """Whether the sidebar shows setting `name` for cfg: a procedure's own where it trains the
+    run, a world's own where the world reads it (engine.scenarios.shows)."""
+    if owner_of(name) is not None:
+        return bool(SPECS[name].shown(cfg))
+    return shows(name, cfg, SPECS[name])

@@ -14,7 +14,8 @@ import tempfile
 import numpy as np
 
 from .config import ConfigError
-from .methods import LABELS
+from .procedures import RECORDS, procedure_of
+from .procedures.rows import ERROR, MSE
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
@@ -24,10 +25,8 @@ EXTRA_ROWS = (("test_mse_ratio", "MSE/Var"), ("train_mse_ratio", "Train MSE/Var"
 # a regression world's summary numbers (AZL: test error E‖out − y‖², the F and G projections),
 # averaged over seeds like ROWS when a method's summary has them
 REGRESSION_KEYS = ("test_err", "train_err", "c_F", "c_G")
-REGRESSION_ROWS = (("test_err", "Test err"), ("c_F", "c_F"), ("c_G", "c_G"))
-# a regression world trained by the GFL procedure: MSE / Var(y) (lower is better), coverage as cos
-MSE_ROWS = (("train_mse_ratio", "Train MSE/Var"), ("test_mse_ratio", "Test MSE/Var"),
-            ("cos", "Coverage"))
+REGRESSION_ROWS = ERROR
+MSE_ROWS = MSE  # a regression world trained by the GFL procedure (engine/procedures/rows.py)
 
 
 def rows_for(entries) -> tuple[tuple[str, str], ...] | None:
@@ -110,6 +109,7 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
     return clean({
         "schema": SCHEMA_VERSION,
         "preset": preset.name if preset else None,
+        "procedure": procedure_of(cfg).name,
         "config": cfg.to_dict(),
         "schedule": _schedule(runs),
         "seeds": len(per_seed),
@@ -207,13 +207,15 @@ def cell(key: str, value, signed: bool = False) -> str:
 
 
 def summary_table(report: dict) -> str:
-    """Table 1's layout: rows train %, test %, cos; ours, the paper's, and the difference."""
-    methods = report["methods"]
+    """The procedure's table (engine/procedures: its rows, labels and footer line); the paper's
+    procedure: Table 1's layout, rows train %, test %, cos; ours, the paper's, the difference."""
+    proc = RECORDS[report.get("procedure") or "shi2022"]
+    methods, labels = report["methods"], proc.labels()
     names = list(methods)
-    width = max(10, *(len(LABELS.get(m, m)) + 2 for m in names))
-    row_titles = rows_for(methods[m] for m in names) or ROWS
+    width = max(10, *(len(labels.get(m, m)) + 2 for m in names))
+    row_titles = proc.table.rows([methods[m] for m in names])
     title_w = max(9, *(len(title) + 1 for _, title in row_titles))  # "Train MSE/Var" is 13
-    lines = [" " * (title_w + 7) + "".join(f"{LABELS.get(m, m):>{width}}" for m in names)]
+    lines = [" " * (title_w + 7) + "".join(f"{labels.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
     for key, title in row_titles:
         rows = [("ours", lambda m, k=key: cell(k, methods[m].get(k)))]
@@ -226,7 +228,8 @@ def summary_table(report: dict) -> str:
         for i, (label, fn) in enumerate(rows):
             head = f"{title if i == 0 else '':<{title_w}}{label:<7}"
             lines.append(head + "".join(f"{fn(m):>{width}}" for m in names))
-    return "\n".join(lines)
+    footer = proc.table.footer
+    return "\n".join(lines + ([footer(report["config"])] if footer else []))
 
 
 def _std_cell(key: str, entry: dict) -> str:

@@ -72,14 +72,9 @@ class WorldRecord:
     batched_sweeps: bool = False  # engine.sweep.batched reproduces its runs (tested)
     input_dim: Callable | None = None  # (cfg) -> width of x when it is not cfg.d
     download_setting: Callable | None = None  # (cfg) -> the setting that downloads data, or None
-    run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes of its own runs
-    # (cfg, methods, embed) -> GFLOP-equivalents of its own runs, for the guard's time estimate
-    run_gflop: Callable | None = None
-    make_run: Callable | None = None  # (method, world, embed, freeze_after) -> its own run
-    methods: tuple[str, ...] | None = None  # the engine methods it offers (None: all of them)
-    # (built world) -> the run Explore plays when it is not the network's own (azl_hier: the
-    # ResNet with the other methods beside it, for a chart with every method's test error)
-    explore_run: Callable | None = None
+    # (method, world, embed, freeze_after) -> its own run under the shi2022 procedure (its own
+    # probes: teacher_student); a procedure's own runs are its record's (engine/procedures)
+    make_run: Callable | None = None
     # the common settings it reads (None: every one): the others are hidden in the sidebar and
     # refused where a user gives them (azl_hier reads no labeling, p_o, schedule, ...)
     common: tuple[str, ...] | None = None

@@ -10,9 +10,9 @@ import streamlit as st
 from engine import exports
 from engine.config import ConfigError, summary_line
 from engine.echo import markdown_plain
-from engine.methods import LABELS, METHODS
+from engine.methods import LABELS
 from engine.presets import PRESETS
-from engine.report import cell, history_csv, score_key
+from engine.report import cell, history_csv
 from ui import compare_view as cv
 from ui import controls
 from ui.azl_figures import is_azl, live_panel
@@ -30,34 +30,26 @@ ensure_router()
 
 SMOOTHING_KEY, SMOOTHING_DEFAULT = "compare_smoothing", 0.6
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
-SUBHEADERS = {  # the table's title by the number that ranks the methods (engine.report.score_key)
-    "test_acc": "Table 1 layout: train %, test %, cosine with Σ_A M",
-    "test_err": "Test error E‖out − y‖², c_F and c_G (share of F and of αG learned)",
-    "test_mse_ratio": "Test MSE / Var(y) (lower is better), train MSE / Var(y), coverage "
-                      "(min over directions of the best neuron's |cos|)"}
 
 state = get_state()
 read_url(state)
 controls.sidebar(state)
 
 st.title("Compare: learned features vs fixed features")
-st.caption(
-    "Every method trains on the same data from the same initial network, one step at a time. "
-    "Solid lines: with the input structure of the paper; dotted: without it (A1′). "
-    "The paper's claim: the network (and Two Step) beats every fixed-feature method, "
-    "and loses that edge when the structure is removed.")
+PROC = cv.procedure(state)  # its methods, labels, table and words (engine/procedures)
+st.caption(f"{PROC.table.intro} Source: {PROC.source.citation}.")
 show_url_warnings(state)
 
 
 def setting_row() -> None:
     """The current setting (changed in the sidebar, shared with Explore)."""
-    preset = cv.paper_preset(state)
-    tag = f" · preset **{preset.name}**" if preset else ""
+    preset, named = cv.paper_preset(state), cv.named_preset(state)
+    tag = f" · preset **{named.name}**" if named else ""
     st.markdown(f"**Setting: {summary_line(state.cfg)}** · n={state.cfg.n:,} · "
                 f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
     if preset is not None:
         paper_numbers(preset)
-    elif state.preset is None:
+    elif state.preset is None and PROC.table.claims_note:  # a source with numbers to show
         st.caption("Pick a paper preset in the sidebar (Tables 1–5) to see the paper's numbers "
                    "beside ours.")
 
@@ -74,21 +66,23 @@ def paper_numbers(preset) -> None:
 
 
 def _methods_changed() -> None:
-    state.compare.methods = cv.ordered(st.session_state["compare_methods"])
+    state.compare.methods = cv.ordered(st.session_state["compare_methods"], PROC)
 
 
 def play_controls() -> int:
     """Method choice, seed count, Play / Pause / Reset; returns the seed count."""
     c1, c2 = st.columns([4, 1])
-    c1.multiselect("Methods", METHODS, default=list(cv.ordered(state.compare.methods)),
-                   key="compare_methods", format_func=LABELS.get, on_change=_methods_changed,
-                   help="The first six are Table 1's columns (the default).")
+    labels = PROC.labels()
+    c1.multiselect("Methods", PROC.names, default=list(cv.chosen(state)),
+                   key="compare_methods", format_func=labels.get, on_change=_methods_changed,
+                   help=f"The methods of the {PROC.name} procedure ({PROC.source.citation}); "
+                        "default: " + ", ".join(labels[m] for m in PROC.defaults) + ".")
     # the widget's default is its current value: a remount must not reset it to 1
     seeds = int(c2.number_input("Seeds", 1, cv.MAX_SEEDS, st.session_state.get("compare_seeds", 1),
                                 key="compare_seeds",
                                 help="Mean ± std over seeds seed, seed+1, … (the paper used 5)."))
     b1, b2, b3, _ = st.columns([1, 1, 1, 4])
-    ok = bool(state.compare.methods)
+    ok = bool(cv.chosen(state))
     b1.button("Play", icon=":material/play_arrow:", type="primary", key="compare_play",
               disabled=not ok or state.compare.playing, on_click=cv.play, args=(state, seeds))
     b2.button("Pause", icon=":material/pause:", key="compare_pause",
@@ -129,7 +123,9 @@ def headline(report: dict) -> None:
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
-    st.subheader(SUBHEADERS[score_key(report["methods"].values())])
+    st.subheader(PROC.table.title)
+    if PROC.table.footer is not None:
+        st.caption(PROC.table.footer(report["config"]))
     if report.get("diverged_at") is not None:
         st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
                    "the downloads show every step before it.")
@@ -138,7 +134,7 @@ def table(report: dict) -> None:
         st.dataframe(frame, width="stretch")
     preset = report.get("preset")
     if preset:
-        st.caption(f"Paper numbers: {PRESETS[preset].source} (mean of 5 runs in the paper). "
+        st.caption(f"Paper numbers: {PRESETS[preset].source} ({PROC.table.claims_note}). "
                    "Δ is ours − paper, in points (cosine: absolute); ✓ marks a difference "
                    "within 3 points (0.05 in cosine), ✗ a larger one.")
     st.caption("The same table from the command line (mean ± std over 5 seeds):")

@@ -1,8 +1,9 @@
-"""Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
+"""Explore: one network trains live; watch its neurons travel to the stars of its world."""
 
 import streamlit as st
 
 from engine.config import summary_line
+from engine.procedures import procedure_of
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
@@ -17,9 +18,9 @@ mode = present.mode()
 if not mode.on:
     controls.sidebar(state)
 present.header(mode, "Feature emergence explorer")
-if not mode.on:
-    st.caption("A two-layer network learns features from structured inputs "
-               "(Shi, Wei & Liang, ICLR 2022). Move a setting, press Play, watch the neurons.")
+if not mode.on:  # the procedure's own source (engine/procedures: its record's credit line)
+    st.caption(f"{procedure_of(state.cfg).source.credit()}. Move a setting, press Play, "
+               "watch the neurons.")
 show_url_warnings(state)
 
 cfg = state.cfg

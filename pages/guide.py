@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.procedures import glossary as procedure_glossary
 from ui import gfl_guide
 from ui.router import ensure_router
 
@@ -228,7 +229,8 @@ def depth() -> None:
 
 
 def glossary() -> None:
-    """Symbols used across the dashboard."""
+    """Symbols used across the dashboard: the data's, then every procedure's own probes and
+    symbols from its record (engine/procedures: what each view of it shows)."""
     st.header("Symbols")
     st.markdown(
         "| symbol | meaning |\n|---|---|\n"
@@ -236,10 +238,11 @@ def glossary() -> None:
         "| k, A | number of relevant patterns, the relevant set |\n"
         "| p_o | probability of each background pattern |\n"
         "| γ, σ̃ | label correlation of a relevant pattern, data scale |\n"
-        "| m | neuron pairs (2m hidden neurons) |\n"
-        "| η, λ, σ_ξ | step size, weight decay, injected noise, per stage |\n"
-        "| Σ_A M | the ground-truth feature direction (red star) |\n"
-        "| cos | max over neurons of cos(w_i, Σ_A M), the Table-1 cosine |")
+        "| η, λ, σ_ξ | step size, weight decay, injected noise, per stage |")
+    st.markdown("**Per training procedure** (each view shows its procedure's):\n\n"
+                "| symbol | meaning | procedure |\n|---|---|---|\n"
+                + "\n".join(f"| {term} | {meaning} | {who} |"
+                             for term, meaning, who in procedure_glossary()))
 
 
 for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,

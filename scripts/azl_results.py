@@ -14,10 +14,14 @@ import statistics
 import time
 from pathlib import Path
 
-from engine.azl.compare import AZLComparison
-from engine.azl.config import LABELS
 from engine.azl.presets import PRESETS
+from engine.azl.world import from_engine
+from engine.compare import Comparison
+from engine.presets import preset_config
+from engine.procedures import RECORDS
 from engine.report import clean
+
+LABELS = RECORDS["resnet3"].labels()
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results"
 KEYS = ("test_err", "c_F", "c_G")
@@ -30,7 +34,7 @@ def first_step(history, key: str, level: float):
 
 def one_seed(preset, seed: int) -> dict:
     """Every method of a preset on one seed: summaries, resnet3's time course, wall time."""
-    comp = AZLComparison(PRESETS[preset].config().replace(seed=seed))
+    comp = Comparison(preset_config(preset).replace(seed=seed), device="cpu")  # all five
     t0, c0 = time.perf_counter(), time.process_time()
     comp.run_all()
     out = {"wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
@@ -77,7 +81,7 @@ def main() -> None:
                "load_start": os.getloadavg(), "presets": {}}
     for name in args.presets.split(","):
         per_seed = [one_seed(name, seed) for seed in range(args.seeds)]
-        cfg = PRESETS[name].config()
+        cfg = from_engine(preset_config(name))
         results["presets"][name] = {"settings": cfg.to_dict(), "threshold": cfg.threshold,
                                     "seeds": list(range(args.seeds)),
                                     "methods": aggregate(per_seed), "per_seed": per_seed}

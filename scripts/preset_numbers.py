@@ -23,14 +23,16 @@ import sys
 
 import torch
 
-from engine.config import ConfigError
+from engine.config import SPECS, ConfigError
 from engine.methods import make_run
 from engine.presets import PRESETS, preset_config
-from engine.procedures import procedure_of
+from engine.procedures import RECORDS, procedure_of
 from engine.worlds import build_world
 
 STEPS = 3
 UNTIMED = ("elapsed",)  # wall-clock fields differ between any two runs
+# a method's older name → its name now (engine/procedures: the AZL world's network is resnet3)
+RENAMED = {old: new for r in RECORDS.values() for old, new in r.aliases.items()}
 
 
 def preset_numbers(name: str) -> dict:
@@ -58,20 +60,35 @@ def same(a, b) -> bool:
     return a == b
 
 
+NEW = object()
+
+
+def added(key: str, a: dict, b: dict) -> bool:
+    """A setting new since the old record, at its declared default (it changes no old run)."""
+    return key not in a["config"] and key in SPECS and b["config"][key] == SPECS[key].default
+
+
 def differences(old: dict, new: dict) -> list[str]:
     """Every preset, method, step and field where the two records differ."""
     out = [f"{name}: only in the old record" for name in old if name not in new]
     out += [f"{name}: only in the new record" for name in new if name not in old]
     for name in (n for n in old if n in new):
         a, b = old[name], new[name]
-        if a["config"] != b["config"]:
-            keys = sorted(k for k in a["config"].keys() | b["config"].keys()
-                          if a["config"].get(k) != b["config"].get(k))
+        keys = sorted(k for k in a["config"].keys() | b["config"].keys()
+                      if a["config"].get(k, NEW) != b["config"].get(k, NEW) and not added(k, a, b))
+        if keys:
             out.append(f"{name}: settings differ in {', '.join(keys)}")
         if a.get("skipped") != b.get("skipped"):
             out.append(f"{name}: skipped {a.get('skipped')!r} vs {b.get('skipped')!r}")
         for method, rows in a.get("history", {}).items():
-            for i, (ra, rb) in enumerate(zip(rows, b["history"].get(method, []), strict=False)):
+            now = b.get("history", {})
+            now = now.get(method, now.get(RENAMED.get(method, method)))
+            if now is None:
+                out.append(f"{name} {method}: not in the new record")
+                continue
+            if len(rows) != len(now):
+                out.append(f"{name} {method}: {len(rows)} steps vs {len(now)}")
+            for i, (ra, rb) in enumerate(zip(rows, now, strict=False)):
                 bad = [k for k in ra.keys() | rb.keys() if not same(ra.get(k), rb.get(k))]
                 if bad:
                     out.append(f"{name} {method} step {i}: {', '.join(sorted(bad))}")

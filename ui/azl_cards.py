@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.presets import Preset
+from engine.procedures import RECORDS
 from ui import reproduce_cards as rc
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "azl.json"
@@ -21,8 +22,7 @@ NO_NUMBERS = ("The source's Figure 2 gives no per-method numbers in its text, on
 CLAIMS = ("“3resnet is the only method capable of learning αG(F(x)) to some non-trivial "
           "accuracy” [L241]; “3 layer fully-connected networks and kernel methods can indeed "
           "fail to learn G(F) up to any non-trivial accuracy” [L112]; F is learned first, then G.")
-LABELS = {"resnet3": "3-layer ResNet", "fc3": "3-layer FC", "two_layer": "2-layer",
-          "ntk": "NTK (2-layer)", "last_layer": "last layer (CK)"}
+LABELS = RECORDS["resnet3"].labels()  # the procedure's record (engine/procedures/resnet3)
 
 
 def azl_presets() -> list[Preset]:

@@ -8,10 +8,10 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.azl.config import LABELS
 from engine.azl.narrate import narrate
 from engine.azl.world import from_engine
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
+from engine.procedures import RECORDS
 from engine.report import history_rows
 from ui.figures import MARGIN
 
@@ -19,7 +19,8 @@ __all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "is_azl", "live_panel",
            "projection_figure", "threshold_line", "weights_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
-AZL_NAMES = {"network": "resnet3", "rf": "last_layer"}
+AZL_NAMES = RECORDS["resnet3"].aliases
+LABELS = RECORDS["resnet3"].labels()  # the procedure's record (engine/procedures/resnet3)
 
 
 def _xy(rows: list[dict], key: str) -> tuple[list, list]:
@@ -107,6 +108,6 @@ def live_panel(runs: dict, cfg) -> None:
         last = run.history[-1]
         st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
         st.caption(weights_line(last.extra, from_engine(cfg).k))
-    st.caption("Methods in this world: network = 3-layer ResNet, ntk = NTK of the 2-layer net, "
-               "rf = last layer on fixed random features (the conjugate kernel); the 2-layer "
-               "and 3-layer FC nets: `python -m engine.azl run` (docs/azl.md).")
+    st.caption("Methods of the resnet3 procedure: the 3-layer ResNet, the 3-layer FC net, the "
+               "2-layer net, its NTK and the last layer on fixed random features (the conjugate "
+               "kernel), from one shared initialisation on the same batches (docs/azl.md).")

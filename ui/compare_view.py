@@ -9,8 +9,8 @@ import pandas as pd
 
 from engine import guard
 from engine.config import ConfigError
-from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
+from engine.procedures import RECORDS, ProcedureRecord, procedure_of
 from engine.reads import read_diff
 from engine.report import build_report, cell, rows_for, score_key
 from engine.run import DivergenceError
@@ -19,21 +19,42 @@ from ui.state import CompareState, fmt_value, matching_preset
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
-WITH = tuple(m.name for m in REGISTRY if m.structure)
-WITHOUT = tuple(m.name for m in REGISTRY if not m.structure)
 # |ours − paper| within this counts as reproduced (✓): 3 accuracy points, 0.05 in cosine
 TOLERANCE = {"train_acc": 0.03, "test_acc": 0.03, "cos": 0.05}
-GROUPS = (("With input structure", WITH), ("Without input structure (A1′)", WITHOUT))
 
 
-def ordered(methods) -> tuple[str, ...]:
-    """The methods in the paper's column order, duplicates dropped."""
-    return tuple(m for m in METHODS if m in set(methods))
+def procedure(state) -> ProcedureRecord:
+    """The procedure that trains the current setting (engine/procedures): its methods, labels,
+    table and words are the page's."""
+    return procedure_of(state.cfg)
+
+
+def ordered(methods, proc: ProcedureRecord | None = None) -> tuple[str, ...]:
+    """The methods in the procedure's column order (default: the paper's), duplicates dropped,
+    older names (the record's aliases, e.g. a link's network for resnet3) resolved."""
+    proc = proc or RECORDS["shi2022"]
+    picked = {proc.aliases.get(m, m) for m in methods}
+    return tuple(m for m in proc.names if m in picked)
+
+
+def for_procedure(methods, proc: ProcedureRecord) -> tuple[str, ...]:
+    """The methods to train under proc: some procedure's defaults (the choice nobody made) or
+    a choice with none of its names give way to its defaults; else the chosen ones it trains."""
+    methods = tuple(methods)
+    if any(methods == r.defaults for r in RECORDS.values()):
+        return proc.defaults
+    names = ordered(methods, proc)
+    return names if names or not methods else proc.defaults
+
+
+def chosen(state) -> tuple[str, ...]:
+    """The methods the page trains for the current setting (for_procedure)."""
+    return for_procedure(state.compare.methods, procedure(state))
 
 
 def key_for(state, seeds: int) -> tuple:
     """What a comparison was built for: a change of any part restarts it."""
-    return (state.cfg, ordered(state.compare.methods), seeds)
+    return (state.cfg, chosen(state), seeds)
 
 
 def reset(state) -> None:
@@ -65,7 +86,7 @@ def _series(state) -> SeedSeries:
     cs = state.compare
     if cs.series is None:
         seeds = cs.key[2] if cs.key else 1
-        methods = ordered(cs.methods)
+        methods = chosen(state)
         cs.series = SeedSeries(state.cfg, methods, seeds, embed=False,
                                prepare=lambda cfg: _prepare(cs, cfg, methods))
     return cs.series
@@ -181,14 +202,16 @@ def table_rows(entry: dict, seeds: int, rows=None) -> dict[str, str]:
 
 
 def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
-    """Table 1's layout per group (with / without input structure): rows × method columns."""
+    """The procedure's table per group (the paper's: with / without input structure): rows ×
+    method columns, with the procedure's rows and labels."""
     methods, seeds = report["methods"], report.get("seeds", 1)
-    rows, out = rows_for(methods.values()), []
-    for title, group in GROUPS:
+    proc = RECORDS[report.get("procedure") or "shi2022"]
+    rows, labels, out = proc.table.rows(list(methods.values())), proc.labels(), []
+    for title, group in proc.table.groups or (("Methods", tuple(methods)),):
         names = [m for m in group if m in methods]
         if not names:
             continue
-        cols = {LABELS[m]: table_rows(methods[m], seeds, rows) for m in names}
+        cols = {labels.get(m, m): table_rows(methods[m], seeds, rows) for m in names}
         index = list(dict.fromkeys(r for c in cols.values() for r in c))
         frame = pd.DataFrame(cols, index=index).fillna("—")
         out.append((title, frame))
@@ -200,46 +223,56 @@ def cli_command(state, seeds: int = 5) -> str:
     return shlex.join(cli_argv(state, seeds))
 
 
+def named_preset(state) -> Preset | None:
+    """The preset whose setting this is exactly (the loaded one first), with or without the
+    paper's numbers: the printed command names it."""
+    names = [state.preset] if state.preset in PRESETS else []
+    for name in [*names, matching_preset(state.cfg)]:
+        try:
+            if name and preset_config(name) == state.cfg:
+                return PRESETS[name]
+        except ConfigError:
+            continue
+    return None
+
+
 def cli_argv(state, seeds: int = 5) -> list[str]:
-    """The argv of cli_command: the preset, or each setting the run reads, as --set K=V."""
-    preset = paper_preset(state)
+    """The argv of cli_command: the preset (e.g. --preset gfl-xor), or each setting the run
+    reads as --set K=V; --methods when not the procedure's defaults."""
+    preset = named_preset(state)
     argv = ["python", "-m", "engine", "run"]
     if preset is not None:
         argv += ["--preset", preset.name]
     else:
         for name, value in read_diff(state.cfg).items():
             argv += ["--set", f"{name}={fmt_value(value)}"]
-    methods = ordered(state.compare.methods)
-    if methods != DEFAULT_METHODS:
+    methods = chosen(state)
+    if methods != procedure(state).defaults:
         argv += ["--methods", ",".join(methods)]
     return argv + ["--seeds", str(seeds)]
 
 
-HEADLINES = (  # (label, method, baseline): the paper's claims as differences of test accuracy
-    ("Network − NTK", "network", "ntk"),
-    ("Network − RF", "network", "rf"),
-    ("Two Step − One Step", "two_step", "one_step"),
-    ("Network: with − without structure", "network", "network_no_structure"),
-)
-
-
 def headlines(report: dict) -> list[tuple[str, str, str]]:
-    """(label, gap, detail) of the comparisons the paper makes, where both methods ran: gaps in
-    test accuracy, or in test MSE / Var(y) for a regression world (lower is better)."""
+    """(label, gap, detail) of the comparisons the procedure's source makes, where both methods
+    ran: gaps in test accuracy, or in test MSE / Var(y) or test error (lower is better)."""
     methods, out = report["methods"], []
-    key = score_key(methods.values())
-    for label, a, b in HEADLINES:
-        if a in methods and b in methods and key in ("test_acc", "test_mse_ratio"):
+    proc = RECORDS[report.get("procedure") or "shi2022"]
+    key, labels = score_key(methods.values()), proc.labels()
+    for label, a, b in proc.table.headlines:
+        if a in methods and b in methods:
             ta, tb = methods[a].get(key), methods[b].get(key)
             if ta is not None and tb is not None:
-                out.append((label, *_gap(key, ta, tb, LABELS[a], LABELS[b])))
+                out.append((label, *_gap(key, ta, tb, labels[a], labels[b])))
     return out
 
 
 def _gap(key: str, ta: float, tb: float, la: str, lb: str) -> tuple[str, str]:
-    """(gap, detail) of two methods' test numbers: accuracy points or MSE / Var(y)."""
+    """(gap, detail) of two methods' test numbers: accuracy points, MSE / Var(y), test error."""
     if key == "test_mse_ratio":
         return (f"{ta - tb:+.3f} MSE/Var",
                 f"test MSE / Var(y) {ta:.3f} ({la}) vs {tb:.3f} ({lb}); lower is better")
+    if key == "test_err":
+        return (f"{ta - tb:+.3f} test error",
+                f"test error {ta:.3f} ({la}) vs {tb:.3f} ({lb}); lower is better")
     return (f"{100 * (ta - tb):+.1f} points",
             f"test accuracy {100 * ta:.1f} % ({la}) vs {100 * tb:.1f} % ({lb})")

@@ -7,11 +7,12 @@ from typing import Any
 
 import streamlit as st
 
-from engine import scenarios
 from engine.config import SPECS, Config, ConfigError, validate
 from engine.echo import markdown_plain
 from engine.guard import ResourceError
 from engine.presets import PRESETS, preset_config
+from engine.procedures import PROCEDURE_SETTINGS, procedure_of
+from engine.reads import sidebar_shows
 from engine.spec import Spec
 from ui import live
 from ui.state import AppState, matching_preset
@@ -28,11 +29,13 @@ MAIN = {
     "data": ("scenario", "labeling", "d", "D", "k", "p_o", "n", "structure", "seed"),
     "network": ("m", "schedule"),
     "steps": ("T", "batch"),
+    "procedure": tuple(PROCEDURE_SETTINGS),  # a procedure's own, shown where it trains the run
 }
-GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps", "baselines": "Baselines"}
-MORE_TITLES = {"data": "More data settings", "network": "Theory variant",
+GROUP_TITLES = {"data": "Data", "network": "Network", "steps": "Steps",
+                "procedure": "Procedure settings", "baselines": "Baselines"}
+MORE_TITLES = {"data": "More data settings", "network": "Procedure and theory variant",
                "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
-               "baselines": "Baseline classifier"}
+               "procedure": "More procedure settings", "baselines": "Baseline classifier"}
 
 
 def key(name: str) -> str:
@@ -114,6 +117,8 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
         st.session_state[k] = value
     short = spec.help and len(spec.help) <= 32 and spec.label != spec.help
     label = f"{spec.label} ({spec.help})" if short else spec.label
+    if name == "m":  # the width in the procedure's own neurons: 2m, 4m (gfl) or m (resnet3)
+        label = width_label(state.cfg)
     args: dict[str, Any] = {"key": k, "help": spec.help or None, "on_change": on_widget,
                             "args": (state, name)}
     # Each widget's own default is the current setting. A widget that the browser remounts
@@ -134,6 +139,14 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
     else:
         st.number_input(label, value=value, **{**_bounds(spec), **_odd_step(name, state.cfg)},
                         placeholder="auto (schedule)", **args)
+
+
+def width_label(cfg: Config) -> str:
+    """The width control's label with the true neuron count, e.g. "m — 400 neurons"."""
+    try:
+        return procedure_of(cfg).width_text(cfg.m)
+    except ConfigError:  # a procedure the world refuses: validation says so elsewhere
+        return SPECS["m"].label
 
 
 def _odd_step(name: str, cfg: Config) -> dict:
@@ -160,8 +173,8 @@ def _bounds(spec: Spec) -> dict:
 
 
 def _visible(name: str, cfg: Config) -> bool:
-    # hidden, not reset: each setting's own `shown` rule and its world (engine.scenarios.shows)
-    return scenarios.shows(name, cfg, SPECS[name])
+    # hidden, not reset: each setting's own `shown` rule, its world's and its procedure's
+    return sidebar_shows(name, cfg)
 
 
 def sidebar(state: AppState) -> None:
@@ -180,6 +193,8 @@ def sidebar(state: AppState) -> None:
             names = [n for n, s in SPECS.items() if s.group == group and _visible(n, shown)]
             main = [n for n in MAIN.get(group, ()) if n in names]
             more = [n for n in names if n not in main]
+            if not names:  # e.g. no baselines setting in a world that does not read one
+                continue
             st.subheader(title)
             for name in main:
                 _widget(name, SPECS[name], state)

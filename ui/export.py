@@ -7,6 +7,7 @@ import json
 
 from engine import exports
 from engine.config import ConfigError
+from engine.procedures import procedure_of
 from ui import playback
 from ui.gif import export_gif  # noqa: F401  (the page's second export lives beside this one)
 from ui.state import AppState
@@ -30,6 +31,7 @@ def export_html(state: AppState, title: str) -> str:
     exports.check("offline HTML player", "T", state.explore.run_cfg.T,
                   exports.html_mb(n, run_meta["points"]))
     data = {"meta": run_meta, "frames": playback.pack(state, 0, n)}
+    credit = html.escape(procedure_of(state.explore.run_cfg or state.cfg).source.credit())
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -37,7 +39,7 @@ def export_html(state: AppState, title: str) -> str:
         f"{playback.player_css()}</style></head><body data-theme='light'>"
         f"<h2 style='margin:0 0 4px'>{html.escape(title)}</h2>"
         "<p style='margin:0 0 8px;color:#666'>Offline copy of a run of the feature-emergence "
-        "explorer (Shi, Wei &amp; Liang, ICLR 2022). Keys: space = play/pause, → = step, "
+        f"explorer: {credit}. Keys: space = play/pause, → = step, "
         "← = back, R = reset.</p><div id='fe-root'></div>"
         f"<script type='application/json' id='fe-data'>{payload}</script>"
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")

@@ -10,14 +10,17 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.methods import BY_NAME, LABELS, OWN, REGISTRY
+from engine.methods import BY_NAME, LABELS
+from engine.procedures import RECORDS
 from ui import explore_text
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
 # method and its "w/o structure" twin share the colour and differ in dash and marker.
-COLORS = {m.name: m.color for m in REGISTRY + OWN if m.structure}  # one per base method
-MARKERS = {m.name: m.marker for m in REGISTRY + OWN if m.structure}
+# every procedure's methods (engine/procedures); a name two procedures share has one colour
+_ALL = [m for r in RECORDS.values() for m in r.methods if m.structure]
+COLORS = {m.name: m.color for m in reversed(_ALL)}  # one per base method, the first's wins
+MARKERS = {m.name: m.marker for m in reversed(_ALL)}
 MARGIN = {"l": 60, "r": 20, "t": 50, "b": 50}
 
 

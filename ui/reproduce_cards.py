@@ -14,6 +14,7 @@ from engine import guard, scenarios
 from engine.config import ConfigError
 from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
+from engine.procedures import procedure_of
 from engine.report import cell
 
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
@@ -106,6 +107,7 @@ def cost_note(name: str) -> str | None:
 
 def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> None:
     """Load a preset into the session and go to Explore or Compare."""
+    from ui.compare_view import for_procedure
     from ui.state import get_state
 
     state = get_state()
@@ -115,7 +117,8 @@ def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> Non
         st.error(f"Cannot load {name}: {err}")
         return
     state.cfg, state.preset = cfg, name
-    methods = methods or scenarios.world(cfg).methods  # a world that offers only some methods
+    if methods is None:  # the procedure's own defaults, unless a choice of its methods was made
+        methods = for_procedure(state.compare.methods, procedure_of(cfg))
     if methods is not None:
         state.compare.methods = methods
     st.switch_page(page)

@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine.config import SPECS, Config, ConfigError, from_dict
 from engine.echo import markdown_plain, plain, quoted
-from engine.methods import DEFAULT_METHODS, METHODS
+from engine.methods import DEFAULT_METHODS, NAMES
 from engine.presets import PRESETS, preset_config
 from engine.reads import read_diff, refuse_unread
 from engine.sweep.spec import parse_methods as parse_method_list
@@ -143,7 +143,7 @@ def parse_methods(text: str | None) -> tuple[tuple[str, ...], str | None]:
         return parse_method_list(text), None  # the engine's parser (CLI and sweeps alike)
     except ConfigError:
         return DEFAULT_METHODS, (f"methods={quoted(text)} is not allowed: a comma-separated subset "
-                             f"of {', '.join(METHODS)}, each once — using the default methods "
+                             f"of {', '.join(NAMES)}, each once — using the default methods "
                              "instead.")
 
 

@@ -6,5 +6,8 @@ data     x ∈ {±1}³⁰, y = βF + αG(F); exact population moments; the 4k pa
 nets     the five networks from one shared initialisation
 probes   test error, c_F, c_G, pair purity, relevant share, V's support share
 run      one method's SGD run (the MethodRun protocol)
-compare  the methods in lockstep
+explore  the ResNet's run with the four other methods beside it (Explore)
+
+The model code of the resnet3 procedure (engine/procedures/resnet3: its record, methods and
+settings); the lockstep, the CLI and the table are the engine's (`python -m engine run`).
 """

@@ -13,8 +13,8 @@ from .data import make_data, pair_stars
 
 # AZL setting → the engine Config field that carries it (the world's own settings are prefixed
 # so they cannot collide with another world's: `alpha` is already real data's Gaussian share)
-ENGINE_NAMES = {"variant": "azl_variant", "n": "n", "n_test": "n_test", "m": "m",
-                "batch": "batch", "seed": "seed", "steps": "T",
+ENGINE_NAMES = {"variant": "azl_variant", "fc_bias": "azl_fc_bias", "n": "n",
+                "n_test": "n_test", "m": "m", "batch": "batch", "seed": "seed", "steps": "T",
                 "drop_epoch": "azl_drop_epoch", "lr": "azl_lr", "lr_ntk": "azl_lr_ntk",
                 "lr_last": "azl_lr_last", "wd": "azl_wd", "momentum": "azl_momentum",
                 "alpha": "azl_alpha", "beta": "azl_beta"}

@@ -2,7 +2,6 @@
 the Frame record and its browser packing. Never imports streamlit or ui/."""
 
 from .frame import Frame, pack
-from .procedure import FRAMES
 from .stream import MAKERS, FrameStream
 
-__all__ = ["FRAMES", "MAKERS", "Frame", "FrameStream", "pack"]
+__all__ = ["MAKERS", "Frame", "FrameStream", "pack"]

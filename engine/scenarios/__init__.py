@@ -13,9 +13,10 @@ A world is one module, engine/scenarios/<name>.py, that ends with its record,
                     engine.config.validate runs it after the rules every world shares
                     (engine/relations.py)
   presets           its engine.preset.Preset records (engine.presets lists them in registry order)
-  procedures        the training procedures it runs with, its default first (engine/procedures.py:
+  procedures        the training procedures it runs with, its default first (engine/procedures/:
                     "shi2022": the paper's three stages; "fcb2022": Frei, Chatterji & Bartlett's
-                    trainer; "gfl": Shi's Algorithm 1)
+                    trainer; "resnet3": Allen-Zhu & Li's; "gfl": Shi's Algorithm 1); a
+                    procedure brings its methods, its runs, their sizing and its own settings
   procedure_options per procedure, what this world tells it (gfl: engine.gfl.options.GFLOptions;
                     spec §2.2's single rule when left out)
   pattern_space     True when noise-free data may be stored in pattern coordinates (D wide)
@@ -25,15 +26,8 @@ and, optionally,
   input_dim(cfg)    the width of x when it is not cfg.d (real data: the image size)
   download_setting(cfg)  the setting that makes it download data, or None (the guard refuses it
                     on a server with downloads off)
-  run_gflop(cfg, methods, embed)  GFLOP-equivalents of its own runs (the guard's time), when
-                    the engine's count does not fit them
-  run_bytes(cfg, r, params)  (kept, peak) bytes of its own runs, when make_run replaces the
-                    engine's (the guard's sizing)
-  make_run(method, world, embed, freeze_after)  its own run of a method, or None for the engine's
-  methods           the engine methods it offers when not all of them (the CLI's and the
-                    Reproduce card's default; azl_hier: network, ntk, rf)
-  explore_run(world)  the run Explore plays, when not make_run("network", …)'s (azl_hier: the
-                    ResNet with its four other methods beside it on the same batches)
+  make_run(method, world, embed, freeze_after)  its own run of a method under the shi2022
+                    procedure (teacher_student's probes), or None for the engine's
   common            the common settings it reads, when not all of them (the others are hidden in
                     its sidebar and refused where given; azl_hier: d, D, k, n, n_test, seed, m,
                     T, batch)
@@ -83,9 +77,9 @@ WORLDS: dict[str, WorldRecord] = {
 WORLD_SETTINGS = frozenset(name for r in WORLDS.values() for name in r.settings)
 
 __all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim",
-           "pattern_space", "dictionary", "download_setting", "run_bytes", "run_gflop",
-           "make_dataset", "make_run", "headline", "centre_cosines", "centre_coverage",
-           "neighbour_cosine", "two_cluster_score", "scenario_presets"]
+           "pattern_space", "dictionary", "download_setting", "make_dataset",
+           "make_run", "headline", "centre_cosines", "centre_coverage", "neighbour_cosine",
+           "two_cluster_score", "scenario_presets"]
 
 
 def world(cfg: Config) -> WorldRecord:
@@ -132,19 +126,6 @@ def dictionary(cfg: Config) -> bool:
     return world(cfg).dictionary
 
 
-def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float] | None:
-    """(kept, peak) bytes of one of the world's own runs (engine.guard), or None: the engine's."""
-    hook = world(cfg).run_bytes
-    return None if hook is None else hook(cfg, r, params)
-
-
-def run_gflop(cfg: Config, methods, embed: bool) -> float | None:
-    """GFLOP-equivalents of the world's own runs of `methods` (engine.guard's time), or None:
-    the engine's count."""
-    hook = world(cfg).run_gflop
-    return None if hook is None else hook(cfg, methods, embed)
-
-
 def download_setting(cfg: Config) -> str | None:
     """The setting that makes this world download data, or None."""
     hook = world(cfg).download_setting
@@ -154,12 +135,6 @@ def download_setting(cfg: Config) -> str | None:
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     """The Dataset of cfg's world."""
     return world(cfg).make_dataset(cfg, space)
-
-
-def explore_run(built):
-    """The run Explore plays on a built world when the world has its own (else None)."""
-    maker = world(built.cfg).explore_run
-    return None if maker is None else maker(built)
 
 
 def make_run(method: str, built, embed: bool = True, freeze_after: int | None = None):

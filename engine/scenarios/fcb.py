@@ -8,8 +8,9 @@ the logistic loss (always full batch: `batch` is unused). Headline [FCB 31, 122,
 normalised correlation ⟨w_j/‖w_j‖, µ⟩ jumps from Θ(1/√d) to Θ(1) in one step, and the test
 error (noisy labels) approaches the noise rate.
 
-The engine's trainer uses the hinge loss and trains a, so this module has its own trainer
-(`FCBRun`), yielding the engine's Snapshot type with extra per-step numbers.
+The engine's trainer uses the hinge loss and trains a, so the world trains with its own
+procedure, fcb2022 (engine/procedures/fcb2022: FCBRun, the engine's Snapshot type with extra
+per-step numbers).
 """
 
 from __future__ import annotations
@@ -20,16 +21,13 @@ import numpy as np
 
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
-from ..run import World
 from ..spec import Spec, WorldRecord
 from ._common import input_space, stats
-from .fcb_run import FCBRun
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
 
 SCENARIO = "fcb"
-DEFAULT_ALPHA = 0.05
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -60,22 +58,6 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
     return ds
 
 
-def run_bytes(cfg: Config, r: int, params: float) -> tuple[float, float]:
-    """(kept, evaluation peak) bytes of one of this world's runs (engine.guard): full-batch steps
-    on n×2m matrices, the weights kept every step."""
-    width = 2 * cfg.m
-    kept = params + (cfg.T + 1) * width * (r + 4) * 4
-    # a step makes about 6 n×2m float32 temporaries; the allocator keeps freed ones in varying
-    # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
-    return kept, 12 * max(cfg.n, cfg.n_test) * width * 4
-
-
-def make_run(method: str, world: World, embed: bool = True,
-             freeze_after: int | None = None) -> FCBRun:
-    """The FCB trainer for one of the engine's methods (the NTK trains as the network here)."""
-    return FCBRun(world, method, embed, world.cfg.eta or DEFAULT_ALPHA, freeze_after)
-
-
 PRESETS = [
     Preset("fcb-xor", "Random feature amplification (Frei, Chatterji & Bartlett)",
            "Four clusters ±µ1 (label +1), ±µ2 (label −1) in d = 100, in-cluster σ² = 1/(25d), "
@@ -94,5 +76,4 @@ RECORD = WorldRecord(
     make_dataset, presets=tuple(PRESETS), procedures=("fcb2022", "gfl"), shared=("sigma_r",),
     settings={"flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η", default=0.15,
                            help="random feature amplification (FCB): fraction of flipped "
-                                "labels")},
-    run_bytes=run_bytes, make_run=make_run)
+                                "labels")})

@@ -11,7 +11,7 @@ from ..data import Dataset
 from ..data import make_dataset as sparse_coding_data
 from ..errors import ConfigError
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -44,7 +44,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: linear data, the threshold labeling (Shi 2024, B.5.1)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=True, shared=(), run_bytes=gfl_run_bytes,
+    dictionary=True, shared=(),
     procedure_options={"gfl": GFLOptions(bias="large")},
     check=check,
     # the sparse-coding generator under the threshold labeling its check pins (t1, t2, P unread)

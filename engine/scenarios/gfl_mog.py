@@ -9,7 +9,7 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -41,7 +41,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: a mixture of r Gaussians (Shi 2024, B.5.2)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=True, shared=("r", "sigma_r"), run_bytes=gfl_run_bytes,
+    dictionary=True, shared=("r", "sigma_r"),
     procedure_options={"gfl": GFLOptions()},
     check=check, common=GFL_READS,  # not D or k: r and σ_r make the mixture
 )

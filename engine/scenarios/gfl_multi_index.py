@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..data import Dataset
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -35,7 +35,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: a multi-index polynomial, regression (Shi 2024, B.5.7)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=False, shared=(), run_bytes=gfl_run_bytes,
+    dictionary=False, shared=(),
     procedure_options={"gfl": GFLOptions(a_init="sign", bias="zero", eta1_rule="rms",
                                          step1_moves_a=False, rebias=True, centre_target=True)},
     common=GFL_READS,  # not D or k: the plane is 2-dimensional whatever they say

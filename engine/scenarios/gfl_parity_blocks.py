@@ -10,7 +10,7 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import Spec, WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -52,7 +52,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: parity with r blocks, structured inputs (Shi 2024, B.5.4)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=True, shared=("p_a",), run_bytes=gfl_run_bytes,  # p_A under every labeling
+    dictionary=True, shared=("p_a",),  # p_A under every labeling
     procedure_options={"gfl": GFLOptions()},
     settings={"r": Spec(int, 1, 1000, label="r", default=3,
                         help="GFL worlds: parity blocks, or Gaussian clusters (gfl_mog)")},

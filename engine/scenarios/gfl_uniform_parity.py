@@ -10,7 +10,7 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..gfl import datasets
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -48,7 +48,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: uniform sparse parity of Barak et al. (Shi 2024, B.5.5)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=False, shared=(), run_bytes=gfl_run_bytes,
+    dictionary=False, shared=(),
     procedure_options={"gfl": GFLOptions(w_init="sign", a_init="sign", bias="grid",
                                          eta1_rule="alg6")},
     check=check, common=GFL_COMMON,

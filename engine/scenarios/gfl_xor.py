@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset, gfl_run_bytes
+from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
 from . import fcb
 
@@ -36,7 +36,7 @@ PRESETS = [gfl_preset(
 RECORD = WorldRecord(
     SCENARIO, "GFL: the XOR mixture of Refinetti et al., Algorithm 1 (Shi 2024)",
     make_dataset, presets=tuple(PRESETS), procedures=("gfl",), pattern_space=False,
-    dictionary=True, shared=("sigma_r",), run_bytes=gfl_run_bytes,
+    dictionary=True, shared=("sigma_r",),
     procedure_options={"gfl": GFLOptions()},
     # fcb's generator reads structure (off: random labels); no labeling, p_o or schedule
     common=(*GFL_READS, "structure"),  # not D or k: fcb's generator draws µ1, µ2 alone

@@ -77,9 +77,10 @@ class SweepSpec:
 def parse_values(name: str, text: str) -> tuple:
     """'1,3,5' for setting `name` → typed values; ConfigError names the setting."""
     if name not in SPECS or name == "seed":
-        allowed = ", ".join(k for k in SPECS if k != "seed")
-        raise ConfigError("--grid", name, "a setting name, one of " + allowed +
-                          " (seeds: use --seeds)")
+        # the first few names: the list grows with every world and procedure, the line may not
+        allowed = ", ".join([k for k in SPECS if k != "seed"][:12])
+        raise ConfigError("--grid", name, f"a setting name, e.g. {allowed} (`python -m engine "
+                          "settings` lists all; seeds: use --seeds)")
     if text.count(",") >= MAX_CELLS:  # counted before any value is built
         raise ConfigError(name, f"{text.count(',') + 1} values",
                           f"at most {MAX_CELLS} values (a sweep has at most {MAX_CELLS} rows)")
@@ -179,7 +180,8 @@ def check(spec: SweepSpec, limits: bool = True, batch: bool = False, workers: in
         try:
             cfg = spec.config(setting, spec.seed)
             refuse_unread(cfg, [*spec.fixed, *setting])
-            check_methods(cfg, spec.methods)  # e.g. one_step in the AZL world: one line
+            # e.g. one_step in the AZL world: one line (a stored sweep may use older names)
+            check_methods(cfg, spec.methods, legacy=True)
             if limits:
                 guard.check(cfg, spec.methods, embed=False, load=load)
         except ConfigError as err:

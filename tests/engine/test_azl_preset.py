@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.azl.compare import AZLComparison
-from engine.azl.presets import get
+from engine.azl.world import from_engine
+from engine.compare import Comparison
+from engine.presets import preset_config
 
 
 def first_step(run, key: str, level: float):
@@ -17,12 +18,12 @@ def first_step(run, key: str, level: float):
 def test_azl_resnet_seed0_separates_depth_from_kernels():
     """The ResNet alone learns G: below kα² and below the 2-layer net, which stays above kα²;
     the NTK and the last-layer kernel stay far above; F arrives before G."""
-    comp = AZLComparison(get("azl-resnet").config())
+    comp = Comparison(preset_config("azl-resnet"), device="cpu")  # the one engine, all five
     assert 8.0 <= comp.runs["resnet3"].history[0].extra["test_err"] <= 20.0
     comp.run_all()
     s = comp.summary()
     err = {m: s[m]["test_err"] for m in s}
-    threshold = comp.cfg.threshold
+    threshold = from_engine(comp.cfg).threshold
     assert err["resnet3"] <= 0.60 and err["resnet3"] < err["two_layer"]
     assert err["two_layer"] >= threshold
     assert err["ntk"] >= 2.0 and err["last_layer"] >= 3.0
@@ -30,7 +31,7 @@ def test_azl_resnet_seed0_separates_depth_from_kernels():
     assert s["two_layer"]["c_G"] <= 0.08
     # the 3-layer FC net with the source's reading of its training (hidden weights only,
     # biases fixed: fc_bias=fixed) stays above kα² on seed 0 (0.785; seed 1 0.719; docs/azl.md)
-    assert comp.cfg.fc_bias == "fixed"
+    assert from_engine(comp.cfg).fc_bias == "fixed"
     assert err["fc3"] >= threshold and s["fc3"]["c_G"] <= s["resnet3"]["c_G"] / 2
     run = comp.runs["resnet3"]
     f_at, g_at = first_step(run, "c_F", 0.9), first_step(run, "c_G", 0.1)

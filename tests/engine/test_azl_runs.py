@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from azl_lockstep import AZLLockstep as AZLComparison
 
-from engine.azl.compare import AZLComparison
 from engine.azl.config import METHODS, AZLConfig
 from engine.azl.narrate import narrate
 from engine.azl.nets import NETS

@@ -83,7 +83,7 @@ def flat(value, out: list) -> list:
 def trace(cfg: Config) -> list:
     """Every method of cfg's procedure trained STEPS steps: its snapshots' bytes, in order."""
     world, out = build_world(cfg, "cpu"), []
-    for method in procedure_of(cfg).methods:
+    for method in procedure_of(cfg).names:
         run = make_run(method, world, embed=False)
         for _ in range(STEPS):
             run.step()

@@ -4,26 +4,29 @@ from __future__ import annotations
 
 import math
 
-from engine.azl.compare import AZLComparison
-from engine.azl.config import AZLConfig
+from engine.azl.world import from_engine
+from engine.compare import Comparison
+from engine.presets import preset_config
 from engine.report import history_rows
 from ui.azl_figures import THRESHOLD_TEXT, error_figure, projection_figure
 
 
 def test_charts_show_the_runs_and_the_threshold():
     """Curves equal the runs' per-step numbers; the kα² line is drawn and labelled."""
-    comp = AZLComparison(AZLConfig(n=400, n_test=1200, m=32, epochs=2, drop_epoch=1))
+    cfg = preset_config("azl-resnet").replace(n=400, n_test=1200, m=32, T=8, azl_drop_epoch=1)
+    comp = Comparison(cfg, device="cpu")  # the resnet3 procedure's five methods
     comp.run_all()
     history = {m: history_rows(r) for m, r in comp.runs.items()}
-    fig = error_figure(history, comp.cfg.threshold)
+    threshold = from_engine(cfg).threshold
+    fig = error_figure(history, threshold)
     assert [t.name for t in fig.data][0] == "3-layer ResNet" and len(fig.data) == 5
     assert list(fig.data[0].y) == [s.extra["test_err"] for s in comp.runs["resnet3"].history]
     line = fig.layout.shapes[0]
-    assert line.y0 == line.y1 == comp.cfg.threshold
+    assert line.y0 == line.y1 == threshold
     label = fig.layout.annotations[0]
     assert THRESHOLD_TEXT in label.text
     # on the log axis a label's y is log10: it sits at the line, not at 10^kα²
-    assert fig.layout.yaxis.type == "log" and label.y == math.log10(comp.cfg.threshold)
+    assert fig.layout.yaxis.type == "log" and label.y == math.log10(threshold)
     proj = projection_figure(history)
     assert [t.name for t in proj.data] == ["c_F · 3-layer ResNet", "c_G · 3-layer ResNet",
                                            "c_F · 2-layer", "c_G · 2-layer"]

@@ -222,15 +222,28 @@ def test_the_default_setting_is_known_as_the_paper_preset() -> None:
 
 
 def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
-    """The AZL world in Compare: test error / c_F / c_G in the table, its charts and narration."""
-    at = play_to_end(open_compare({"preset": "azl-resnet", "T": "6", "n": "300", "m": "32",
-                                   "n_test": "1100", "azl_drop_epoch": "1",
-                                   "methods": "network,ntk,rf"}))
+    """The AZL world in Compare: its procedure's five methods offered and trained (a link's
+    older names give way to them), test error / c_F / c_G in the table, charts, narration."""
+    small = {"preset": "azl-resnet", "T": "6", "n": "300", "m": "32", "n_test": "1100",
+             "azl_drop_epoch": "1"}
+    old = open_compare({**small, "methods": "network,ntk,rf"})  # a link from before: resolved
+    assert old.multiselect(key="compare_methods").value == ["resnet3", "ntk", "last_layer"]
+    at = open_compare(small)
+    five = ["resnet3", "fc3", "two_layer", "ntk", "last_layer"]
+    assert at.multiselect(key="compare_methods").options == [
+        "3-layer ResNet", "3-layer FC", "2-layer", "NTK (2-layer)", "last layer (CK)"]
+    assert at.multiselect(key="compare_methods").value == five
+    at = play_to_end(at)
     state = at.session_state["app"]
     assert state.compare.error is None and state.compare.summary is not None
+    assert list(state.compare.summary["methods"]) == five
     frame = at.dataframe[0].value
     assert list(frame.index) == ["Test err · ours", "c_F · ours", "c_G · ours"]
-    assert float(frame.loc["Test err · ours", "Network"]) > 0
+    assert list(frame.columns) == ["3-layer ResNet", "3-layer FC", "2-layer", "NTK (2-layer)",
+                                   "last layer (CK)"]
+    assert float(frame.loc["Test err · ours", "3-layer FC"]) > 0
+    assert not any("ICLR 2022" in c.value for c in at.caption)
+    assert any("Allen-Zhu & Li" in c.value for c in at.caption)
     assert any("kα² = 0.72" in m.value and "step 6" in m.value for m in at.markdown)
     assert any("c_F and c_G" in h.value for h in at.subheader)
 

@@ -90,12 +90,12 @@ def test_figure_1_opens_compare_with_the_curve_methods(at: AppTest) -> None:
 
 
 def test_a_world_with_its_own_methods_opens_compare_with_them(at: AppTest) -> None:
-    """The AZL card: Compare opens with the methods that world offers (network, ntk, rf)."""
+    """The AZL card: Compare opens with its procedure's five methods, by their own names."""
     at.button(key="preset-azl-resnet-compare").click().run()
     assert not at.exception, [e.value for e in at.exception]
     state = at.session_state["app"]
     assert state.preset == "azl-resnet"
-    assert state.compare.methods == ("network", "ntk", "rf")
+    assert state.compare.methods == ("resnet3", "fc3", "two_layer", "ntk", "last_layer")
 
 
 def test_open_in_explore_loads_the_preset(at: AppTest) -> None:

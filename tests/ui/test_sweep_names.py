@@ -64,4 +64,5 @@ def test_the_paper_worlds_sweep_keeps_the_engine_names(tmp_path):
     pick = at.selectbox[[s.label for s in at.selectbox].index("open the setting at k =")]
     pick.select(7).run()
     text = " ".join(m.value for m in at.markdown)
-    assert "**k=7**" in text.replace("\\", "") and "k=7" in text.split("[Open in Explore](")[1], text
+    shown = text.replace("\\", "")  # the echo escapes '='
+    assert "**k=7**" in shown and "k=7" in text.split("[Open in Explore](")[1], text

@@ -13,11 +13,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .. import mds
-from ..method_table import BY_NAME
-from ..network import Params
-from ..run import DivergenceError, World
-from ._common import ScenarioSnapshot
+from ... import mds
+from ...method_table import BY_NAME
+from ...network import Params
+from ...run import DivergenceError, World
+from ...scenarios._common import ScenarioSnapshot
 
 
 class FCBRun:

@@ -1,0 +1,97 @@
+"""Every training procedure, one package each, and the registry of them (REGISTRY): the only list
+of procedures. A world names the procedures it runs with (its record's `procedures`, the first is
+its default); Config.procedure picks one ("auto" = the world's first).
+
+A procedure is one package, engine/procedures/<name>/, whose __init__ ends with its record,
+`RECORD = ProcedureRecord(...)`, and one line in REGISTRY below (docs/procedures.md is the recipe).
+Its package imports no ui/ module and no Streamlit: the pages read the record, never its internals.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+from .. import scenarios
+from ..errors import ConfigError
+from ..spec import Spec
+from .record import Chart, CompareTable, Line, ProcedureRecord, Source
+
+if TYPE_CHECKING:  # annotations only: the settings sit above the procedures
+    from ..config import Config
+
+# The registry: one line per procedure (its package's name here).
+REGISTRY = (
+    "shi2022",
+    "fcb2022",
+    "resnet3",
+    "gfl",
+)
+RECORDS: dict[str, ProcedureRecord] = {
+    record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
+BY_NAME = RECORDS  # the name the pages used before the registry (engine/procedures.py)
+PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the world's first
+
+__all__ = ["REGISTRY", "RECORDS", "BY_NAME", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
+           "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
+           "owner_of", "glossary", "runs_with"]
+
+
+def _settings() -> dict[str, Spec]:
+    """Every procedure's own settings in the registry's order; a name is declared once."""
+    out: dict[str, Spec] = {}
+    for record in RECORDS.values():
+        for name, spec in record.settings.items():
+            if name in out:
+                raise ValueError(f"procedure {record.name} declares {name!r} a second time")
+            out[name] = spec
+    return out
+
+
+PROCEDURE_SETTINGS: dict[str, Spec] = _settings()
+
+
+def owner_of(setting: str) -> str | None:
+    """The procedure that declares a setting, or None (a common or a world's setting)."""
+    return next((r.name for r in RECORDS.values() if setting in r.settings), None)
+
+
+def procedure_of(cfg: Config) -> ProcedureRecord:
+    """cfg's procedure: the setting, or the world's default for "auto" (ConfigError when the
+    world does not run with it)."""
+    from_world = runs_with(cfg)
+    name = from_world[0] if cfg.procedure == "auto" else cfg.procedure
+    if name not in from_world:
+        raise ConfigError("procedure", cfg.procedure,
+                          f"auto or one of {', '.join(from_world)} for the {cfg.scenario} world")
+    return RECORDS[name]
+
+
+def runs_with(cfg: Config) -> tuple[str, ...]:
+    """The procedures cfg's world trains with: those its record names (its default first), then
+    those whose record names the world (ConfigError for an unknown world)."""
+    named = scenarios.world(cfg).procedures
+    return (*named, *(r.name for r in RECORDS.values()
+                      if cfg.scenario in r.worlds and r.name not in named))
+
+
+def check_methods(cfg: Config, methods, legacy: bool = False) -> None:
+    """ConfigError naming --methods when cfg's procedure does not train one of them (legacy:
+    also the names a stored sweep may still use, the record's aliases)."""
+    proc = procedure_of(cfg)
+    known = set(proc.names) | (set(proc.aliases) if legacy else set())
+    bad = [m for m in methods if m not in known]
+    if bad:
+        raise ConfigError("--methods", ",".join(methods),
+                          f"a subset of {', '.join(proc.names)} for the {proc.name} procedure")
+
+
+def glossary() -> list[tuple[str, str, str]]:
+    """(term, meaning, procedure label) of every procedure's glossary, each term once."""
+    seen, out = set(), []
+    for record in RECORDS.values():
+        for term, meaning in record.glossary:
+            if term not in seen:
+                seen.add(term)
+                out.append((term, meaning, record.source.short))
+    return out

@@ -1,0 +1,51 @@
+"""Frei, Chatterji & Bartlett (2022): 2m ReLU neurons with fixed ±1/√(2m) output weights,
+full-batch gradient descent with step α (the `eta` setting) on the logistic loss (run.py)."""
+
+from __future__ import annotations
+
+from ...method_table import REGISTRY
+from ...preset import COLUMNS
+from ..record import Chart, CompareTable, ProcedureRecord, Source
+from ..rows import accuracy_rows
+from .run import FCBRun
+
+DEFAULT_ALPHA = 0.05  # FCB's Fig. 1 step size, when eta is auto
+SOURCE = Source("Frei, Chatterji & Bartlett 2022",
+                "One gradient step amplifies the random features that correlate with the "
+                "clusters; the network then generalises despite noisy labels",
+                "Frei, Chatterji & Bartlett 2022")
+
+
+def make_run(method, world, embed, freeze_after) -> FCBRun:
+    """The FCB trainer for one of the engine's methods (the NTK trains as the network here)."""
+    return FCBRun(world, method, embed, world.cfg.eta or DEFAULT_ALPHA, freeze_after)
+
+
+def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
+    """(kept, evaluation peak) bytes of one run (engine.guard): full-batch steps on n×2m
+    matrices, the weights kept every step."""
+    width = 2 * cfg.m
+    kept = params + (cfg.T + 1) * width * (r + 4) * 4
+    # a step makes about 6 n×2m float32 temporaries; the allocator keeps freed ones in varying
+    # amounts (identical runs peaked at 340-640 MB in bench.guard), so count twice that
+    return kept, 12 * max(cfg.n, cfg.n_test) * width * 4
+
+
+TABLE = CompareTable(
+    title="Train %, test % (noisy labels: the flip rate bounds it), cosine with the cluster "
+          "means",
+    intro="Every method trains on the same data from the same initial network by full-batch "
+          "gradient descent on the logistic loss. The source's claim: the first step amplifies "
+          "the neurons that correlate with the cluster means, so the network's test error "
+          "approaches the label-noise rate while fixed random features stay near chance.",
+    rows=accuracy_rows,
+    headlines=(("Network − NTK", "network", "ntk"), ("Network − RF", "network", "rf")))
+GLOSSARY = (
+    ("µ₁, µ₂", "the cluster means: ±µ₁ carry label +1, ±µ₂ label −1 (the map's stars)"),
+    ("label noise η", "the share of labels flipped; the best test accuracy is 1 − η"),
+)
+RECORD = ProcedureRecord(
+    "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
+    REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
+    neurons=lambda m: 2 * m, run_bytes=run_bytes, glossary=GLOSSARY,
+    charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy"),))

@@ -1,0 +1,66 @@
+"""Shi's dissertation, ch. 3, Algorithm 1 (gradient feature learning; engine/gfl): 4m neurons with
+init (3.9), b fixed, one large step on the full sample that finds the features, then the
+classifier stage; methods network, ntk, rf, one_step. A world tells it its init, bias and step-1
+rules (WorldRecord.procedure_options["gfl"], an engine.gfl.options.GFLOptions)."""
+
+from __future__ import annotations
+
+from ... import scenarios
+from ...gfl.learners import METHODS
+from ...gfl.options import KEEP_WEIGHTS, GFLOptions
+from ...gfl.run import GFLRun
+from ...method_table import BY_NAME
+from ..record import Chart, CompareTable, ProcedureRecord, Source
+from ..rows import ACCURACY, MSE, regression
+
+SOURCE = Source("Shi, PhD dissertation 2024, ch. 3, Algorithm 1",
+                "Gradient feature learning: one large gradient step finds the features the "
+                "labels depend on, and the classifier stage fits them",
+                "Shi 2024, Algorithm 1")
+
+
+def make_run(method, world, embed, freeze_after) -> GFLRun:
+    """Algorithm 1 with the world's GFLOptions (spec §2.2's single rule when it has none)."""
+    opts = scenarios.world(world.cfg).procedure_options.get("gfl") or GFLOptions()
+    return GFLRun(world, method, opts, embed)
+
+
+def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
+    """(kept, peak) bytes of one GFL run (engine.guard): the kept first layers and per-neuron
+    arrays of every step; at peak the full-batch step 1 and the whole-set evaluations hold a
+    few samples × 4m float32 matrices."""
+    width = 4 * cfg.m
+    kept = params + (KEEP_WEIGHTS + 3) * width * r * 4 + (cfg.T + 1) * width * 4 * 4
+    return kept, 6 * max(cfg.n, cfg.n_test) * width * 4
+
+
+def rows(entries) -> tuple[tuple[str, str], ...]:
+    """Train %, test % and coverage; MSE / Var(y) and coverage for a regression world."""
+    return MSE if regression(list(entries)) else (*ACCURACY[:2], ("cos", "Coverage"))
+
+
+TABLE = CompareTable(
+    title="Algorithm 1's table: train %, test % (or test MSE / Var(y), lower is better), "
+          "coverage (min over the feature directions of the best neuron's |cos|)",
+    intro="Every method starts from the same 4m neurons and data. Algorithm 1's first step is "
+          "one large gradient step on the whole sample; then the classifier stage trains. The "
+          "source's claim: that step puts neurons on the directions the labels depend on "
+          "(coverage near 1), so the network beats the NTK and random features, which keep "
+          "their initial directions.",
+    rows=rows,
+    headlines=(("Network − NTK", "network", "ntk"), ("Network − RF", "network", "rf"),
+               ("Network − One Step", "network", "one_step")))
+GLOSSARY = (
+    ("m (GFL)", "width setting of Algorithm 1: 4m hidden neurons"),
+    ("coverage", "min over the feature directions D_j of max over neurons of |cos(w_i, D_j)|: "
+                 "1 when every direction has a neuron on it"),
+    ("D_j", "a feature direction the labels depend on (the map's stars ±D_j)"),
+    ("MSE / Var(y)", "a regression world's test error: 1 = predicting the mean, 0 = perfect"),
+)
+RECORD = ProcedureRecord(
+    "gfl", "Shi 2024, Algorithm 1 (gradient feature learning)", ("binary", "regression"),
+    tuple(BY_NAME[m] for m in METHODS), METHODS, make_run, SOURCE, TABLE,
+    neurons=lambda m: 4 * m, run_bytes=run_bytes, glossary=GLOSSARY, frame="gfl",
+    charts=(Chart("score", "Test accuracy or MSE / Var(y)", ("test_acc", "test_mse_ratio"),
+                  "test accuracy / MSE ÷ Var(y)"),
+            Chart("coverage", "Coverage", ("coverage",), "coverage")))

@@ -1,0 +1,54 @@
+"""Shi, Wei & Liang (ICLR 2022): the 2m twin network with trained biases, the three-stage
+schedule (two large steps, then the classifier stage) on the hinge loss; the engine's Run and
+NTKRun (engine/run.py, engine/baselines.py), or a world's own run where its record has make_run
+(teacher_student)."""
+
+from __future__ import annotations
+
+from ... import scenarios
+from ...method_table import REGISTRY as TABLE1
+from ...preset import COLUMNS
+from ..record import Chart, CompareTable, ProcedureRecord, Source
+from ..rows import accuracy_rows
+
+SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
+                "A two-layer network learns features from structured inputs",
+                "Shi, Wei & Liang 2022")
+
+
+def make_run(method, world, embed, freeze_after):
+    """The world's own run when its record has one (its make_run), else None: the engine's."""
+    return scenarios.make_run(method, world, embed, freeze_after)
+
+
+WITH = tuple(m.name for m in TABLE1 if m.structure)
+WITHOUT = tuple(m.name for m in TABLE1 if not m.structure)
+TABLE = CompareTable(
+    title="Table 1 layout: train %, test %, cosine with Σ_A M",
+    intro="Every method trains on the same data from the same initial network, one step at a "
+          "time. Solid lines: with the input structure of the paper; dotted: without it (A1′). "
+          "The paper's claim: the network (and Two Step) beats every fixed-feature method, and "
+          "loses that edge when the structure is removed.",
+    rows=accuracy_rows,
+    headlines=(("Network − NTK", "network", "ntk"), ("Network − RF", "network", "rf"),
+               ("Two Step − One Step", "two_step", "one_step"),
+               ("Network: with − without structure", "network", "network_no_structure")),
+    groups=(("With input structure", WITH), ("Without input structure (A1′)", WITHOUT)),
+    claims_note="mean of 5 runs in the paper")
+CHARTS = (
+    Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy"),
+    Chart("cos", "Neurons on a star", ("frac_aligned", "cos_max"), "share / max cos"),
+)
+GLOSSARY = (
+    ("m", "neuron pairs of the twin network (2m hidden neurons)"),
+    ("Σ_A M", "the ground-truth feature direction: the sum of the class-relevant patterns "
+              "(the map's stars ±Σ_A M)"),
+    ("cos", "max over neurons of cos(w_i, Σ_A M), the Table-1 cosine"),
+    ("relevant share", "‖relevant part‖ / (‖relevant‖ + ‖background‖) of a neuron's gradient: "
+                       "1 = all along the patterns in A"),
+    ("on a star", "a neuron with |cos(w_i, ±Σ_A M)| > 0.9"),
+)
+RECORD = ProcedureRecord(
+    "shi2022", "Shi, Wei & Liang 2022 (three-stage schedule)", ("binary",), TABLE1, COLUMNS,
+    make_run, SOURCE, TABLE, neurons=lambda m: 2 * m, charts=CHARTS, glossary=GLOSSARY,
+    frame="engine")

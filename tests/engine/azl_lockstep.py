@@ -1,0 +1,27 @@
+"""The AZL model code's runs in the engine's lockstep, straight from an AZLConfig (its settings
+the engine Config does not carry, e.g. fc_bias): the tests of the networks themselves. Runs a
+class sees go through engine.compare.Comparison (the resnet3 procedure)."""
+
+from __future__ import annotations
+
+from engine.azl.config import METHODS, AZLConfig, validate
+from engine.azl.run import AZLRun, build_world
+from engine.lockstep import Lockstep
+
+
+class AZLLockstep(Lockstep):
+    """The chosen AZL methods on one world, the same batches, one step each per step()."""
+
+    def __init__(self, cfg: AZLConfig, methods=METHODS):
+        self.cfg = validate(cfg)
+        self.world = build_world(self.cfg)
+        self.runs = {m: AZLRun(self.world, m) for m in methods}
+
+    def run_all(self) -> None:
+        """Train every method to the end."""
+        while not self.done:
+            self.step()
+
+    def summary(self) -> dict:
+        """method → its run's summary."""
+        return {m: r.summary() for m, r in self.runs.items()}

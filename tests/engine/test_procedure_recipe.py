@@ -1,0 +1,153 @@
+"""The procedure recipe (docs/procedures.md, issue 28 item 5): on a copy of the app, a toy
+procedure added as one package and one registry line is trained by the CLI with its own method
+names, plays in Explore and in Compare with its own labels and credit, and needs no other file;
+a procedure file that imports a ui/ module (or Streamlit) is found."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.config import ConfigError, from_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py", ".streamlit")
+FORBIDDEN = ("ui", "pages", "streamlit")  # what a procedure's package may not import
+
+
+def docs_recipe() -> tuple[str, str, str]:
+    """docs/procedures.md's recipe: the package's name, its __init__ and the registry line."""
+    text = (ROOT / "docs" / "procedures.md").read_text(encoding="utf-8")
+    section = text[text.index("**A new procedure**"):]
+    name = re.search(r"`engine/procedures/(\w+)/`", section).group(1)
+    module = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    line = re.search(r"`(\s*\"\w+\",)` to `REGISTRY`", section).group(1)
+    return name, module, line
+
+
+def follow_recipe(dest: Path) -> str:
+    """Copy the app to dest, then do exactly what the recipe says; returns the name."""
+    for part in PRODUCT:
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, dest / part)
+    name, module, line = docs_recipe()
+    (dest / "engine" / "procedures" / name).mkdir()
+    (dest / "engine" / "procedures" / name / "__init__.py").write_text(module, encoding="utf-8")
+    registry = dest / "engine" / "procedures" / "__init__.py"
+    head, sep, tail = registry.read_text(encoding="utf-8").partition("REGISTRY = (\n")
+    body, close, rest = tail.partition("\n)\n")
+    registry.write_text(head + sep + body + "\n" + line + close + rest, encoding="utf-8")
+    return name
+
+
+def ui_imports(root: Path) -> list[str]:
+    """Every import of ui/, pages/ or Streamlit in root's engine/procedures/ package."""
+    found = []
+    for path in sorted((root / "engine" / "procedures").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                     else [])
+            if any(n.split(".")[0] in FORBIDDEN for n in names):
+                found.append(f"{path.relative_to(root)}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_no_procedure_imports_a_ui_module():
+    assert ui_imports(ROOT) == []
+
+
+TINY = ("n=400", "n_test=200", "m=10", "T=6", "batch=100", "d=20", "D=5", "k=3")
+PAGES = """
+import json, os
+from streamlit.testing.v1 import AppTest
+tiny = dict(p.split("=") for p in {tiny!r})
+explore = AppTest.from_file(os.path.abspath("app.py"), default_timeout=120)
+explore.query_params.update({{"procedure": "toy", **tiny}})
+explore.run()
+app = explore.session_state["app"]
+frames = set()
+for _ in range(30):
+    app.explore.player["want"] = 4
+    explore.run()
+    for e in explore.get("bidi_component"):
+        if e.proto.component_name.endswith("player"):
+            frames |= set(json.loads(e.proto.json)["frames"]["step"])
+    if len(frames) >= 4:
+        break
+frames = sorted(frames)
+compare = AppTest.from_file(os.path.abspath("app.py"), default_timeout=120)
+compare.query_params.update({{"procedure": "toy", **tiny}})
+compare.switch_page("pages/compare.py").run()
+options = list(compare.multiselect(key="compare_methods").options)
+compare.button(key="compare_play").click().run()
+for _ in range(300):
+    cs = compare.session_state["app"].compare
+    if cs.summary is not None or cs.error or compare.exception:
+        break
+    compare.run()
+cs = compare.session_state["app"].compare
+print(json.dumps({{
+    "explore_credit": [c.value for c in explore.caption],
+    "explore_frames": frames,
+    "width": [w.label for w in explore.number_input if w.label.startswith("m")],
+    "options": options,
+    "trained": list(cs.summary["methods"]) if cs.summary else None,
+    "columns": [c for df in compare.dataframe for c in df.value.columns],
+    "compare_credit": [c.value for c in compare.caption],
+    "headlines": [m.label for m in compare.metric],
+    "errors": [e.value for e in (*explore.error, *explore.exception, *compare.error,
+                                 *compare.exception)] + ([cs.error] if cs.error else [])}}))
+"""
+
+
+@pytest.mark.slow
+def test_the_recipe_gives_a_procedure_the_cli_trains_and_the_pages_show(tmp_path):
+    name = follow_recipe(tmp_path)
+    with pytest.raises(ConfigError):  # the unmodified app does not know it
+        from_dict({"procedure": name})
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    args = [a for s in (*TINY, f"procedure={name}") for a in ("--set", s)]
+    cli = [sys.executable, "-m", "engine", "run", *args, "--quiet"]
+    res = subprocess.run([*cli, "--methods", "toy_net,toy_rf", "--out", "r.json"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert "Toy net" in res.stdout and "Toy random features" in res.stdout
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert report["procedure"] == name and list(report["methods"]) == ["toy_net", "toy_rf"]
+    assert len(report["history"]["toy_net"]) == 7
+    bad = subprocess.run([*cli, "--methods", "network"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "--methods=" in bad.stderr and "toy_net, toy_rf" in bad.stderr
+    res = subprocess.run([sys.executable, "-c", PAGES.format(tiny=TINY)], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    shown = json.loads(res.stdout.strip().splitlines()[-1])
+    assert shown["errors"] == [], shown
+    assert any("Doe & Roe 2031" in c for c in shown["explore_credit"]), shown
+    assert len(shown["explore_frames"]) >= 3 and shown["width"] == ["m — 20 neurons"], shown
+    assert shown["options"] == ["Toy net", "Toy random features"], shown
+    assert shown["trained"] == ["toy_net", "toy_rf"], shown
+    assert {"Toy net", "Toy random features"} <= set(shown["columns"]), shown
+    assert any("Doe & Roe 2031" in c for c in shown["compare_credit"]), shown
+    assert shown["headlines"] == ["Toy net − toy RF"], shown
+    # the check that keeps the pages off a procedure's internals finds a ui/ import in it
+    assert ui_imports(tmp_path) == []
+    package = tmp_path / "engine" / "procedures" / name / "__init__.py"
+    text = package.read_text(encoding="utf-8")
+    package.write_text(text + "from ui import fan  # noqa\n", encoding="utf-8")
+    line = len(text.splitlines()) + 1
+    assert ui_imports(tmp_path) == [f"engine/procedures/{name}/__init__.py:{line} "
+                                    "from ui import fan"]
