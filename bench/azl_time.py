@@ -23,15 +23,16 @@ def measure(m: int, steps: int = STEPS, batch: int | None = None) -> dict:
     """CPU seconds per Explore step of azl-resnet at width m, and the guard's estimate."""
     import torch
 
-    from engine import guard, scenarios
+    from engine import guard
     from engine.presets import preset_config
+    from engine.procedures import procedure_of
     from engine.worlds import build_world
 
     torch.set_num_threads(1)
     cfg = dataclasses.replace(preset_config("azl-resnet"), m=m, T=3000)
     if batch is not None:
         cfg = dataclasses.replace(cfg, batch=batch)
-    run = scenarios.explore_run(build_world(cfg))
+    run = procedure_of(cfg).explore_run(build_world(cfg))
     for _ in range(WARM):
         run.step()
     c0 = time.process_time()

@@ -97,12 +97,14 @@ def results_note(entry: dict | None) -> str:
 
 def cost_note(name: str) -> str | None:
     """What the live Compare of a preset costs on this server, or why it is refused."""
+    cfg = preset_config(name)
+    methods = procedure_of(cfg).defaults  # what Compare trains for this preset
     try:
-        est = guard.check(preset_config(name), DEFAULT_METHODS, embed=False)
+        est = guard.check(cfg, methods, embed=False)
     except ConfigError as err:
         return (f"Too large for a live Compare on this server ({err}); "
                 "the command line runs it.")
-    return f"Live Compare of the six methods here: {est.describe()}."
+    return f"Live Compare of its {len(methods)} methods here: {est.describe()}."
 
 
 def open_in(name: str, page: str, methods: tuple[str, ...] | None = None) -> None:

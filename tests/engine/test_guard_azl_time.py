@@ -26,7 +26,7 @@ def test_the_azl_estimate_grows_with_the_square_of_the_width():
     assert ratio > 4, ratio  # the m×m layer: the engine's linear count gave about 2
 
 
-@pytest.mark.parametrize("method", ["network", "ntk", "rf"])
+@pytest.mark.parametrize("method", ["resnet3", "ntk", "last_layer"])
 def test_a_method_trained_alone_is_within_the_bound(method):
     """Compare and the sweeps train each AZL method alone (no map, one net)."""
     import time

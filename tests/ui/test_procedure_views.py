@@ -90,7 +90,7 @@ def test_a_set_world_change_drops_the_presets_name_and_numbers(tmp_path):
     """--set scenario=gfl_xor under the default preset: not "paper-parity:", no Table 1."""
     proc = subprocess.run(
         [sys.executable, "-m", "engine", "run", "--set", "scenario=gfl_xor", "--set", "d=20",
-         "--set", "D=2", "--set", "k=2", "--set", "n=400", "--set", "n_test=400", "--set",
+         "--set", "n=400", "--set", "n_test=400", "--set",
          "m=8", "--set", "T=4", "--set", "batch=100", "--quiet"], cwd=ROOT,
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr

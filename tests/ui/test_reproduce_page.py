@@ -145,7 +145,7 @@ def test_stored_results_cover_every_table_and_match_the_engine() -> None:
 def test_cost_note_says_when_the_server_refuses_a_live_compare(monkeypatch) -> None:
     from ui.reproduce_cards import cost_note
 
-    assert cost_note("quick-parity").startswith("Live Compare of the six methods here: about")
+    assert cost_note("quick-parity").startswith("Live Compare of its 6 methods here: about")
     monkeypatch.setenv("FEX_MAX_T", "100")
     note = cost_note("quick-parity")  # T=200
     assert note.startswith("Too large") and "T=200" in note and "command line" in note
