@@ -32,7 +32,7 @@ class Centred:
 def ridge(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
     """min scale·mean‖Xw + c − y‖² + λ‖w‖²: (XᵀX/n + λ/scale I) w = Xᵀy/n, per output column."""
     y = y.to(DT)
-    y2 = y[:, None] if y.dim() == 1 else y
+    y2 = y  # n (one output) or n×k (a column per output)
     a = Centred(op) if obj.intercept else op
     yc = y2 - y2.mean(0) if obj.intercept else y2
     n, shift = len(y2), obj.lam / obj.scale
@@ -50,8 +50,6 @@ def ridge(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
         detail = "conjugate gradients on the normal equations (matrix-free)"
     cert = float((normal(w) - b).norm() / b.norm().clamp_min(1e-300))
     c = (y2 - op.mv(w)).mean(0) if obj.intercept else None
-    if y.dim() == 1:
-        w, c = w[:, 0], None if c is None else c[0]
     return {"w": w, "c": c, "certificate": cert, "certificate_kind": "relative gradient norm",
             "iterations": iters, "converged": cert <= TOL, "detail": detail}
 

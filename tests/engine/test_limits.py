@@ -1,0 +1,142 @@
+"""Converged limits (engine/limits) against independent scikit-learn solves on the same features:
+the features are rebuilt here from the run's own layers, the solves are LinearSVC / SVC / Ridge."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from sklearn.linear_model import Ridge
+from sklearn.svm import SVC, LinearSVC
+
+from engine.compare import Comparison
+from engine.limits import limit_of
+from engine.limits.problem import TOL
+from engine.limits.sources import TIE
+from engine.presets import preset_config
+
+pytestmark = pytest.mark.slow
+
+
+def _acc(y, f) -> float:
+    return float(np.mean(y * f > 0) + 0.5 * np.mean(y * f == 0))
+
+
+def _embed(k_train, k_test):
+    """Rows with the Gram's inner products (numpy's eigh): the sklearn side's own features."""
+    s, u = np.linalg.eigh(k_train)
+    keep = s > 1e-12 * s.max()
+    return u[:, keep] * np.sqrt(s[keep]), k_test @ u[:, keep] / np.sqrt(s[keep])
+
+
+def _svc_no_intercept(x, y, x_test, y_test, lam):
+    """min λ‖w‖² + mean hinge (no intercept) = LinearSVC with C = 1/(2λn)."""
+    clf = LinearSVC(C=1 / (2 * lam * len(y)), loss="hinge", fit_intercept=False, dual=True,
+                    tol=1e-7, max_iter=400_000).fit(x, y)
+    return _acc(y_test, clf.decision_function(x_test))
+
+
+def _svc_gram(k, y, k_test, y_test, lam):
+    """min λ‖w‖² + mean hinge + unregularised intercept = libsvm's SVC, C = 1/(2λn)."""
+    clf = SVC(C=1 / (2 * lam * len(y)), kernel="precomputed", tol=1e-6).fit(k, y)
+    return _acc(y_test, clf.decision_function(k_test))
+
+
+def test_gfl_xor_cli_limits_match_sklearn(tmp_path):
+    out = tmp_path / "r.json"
+    subprocess.run([sys.executable, "-m", "engine", "run", "--preset", "gfl-xor", "--quiet",
+                    "--out", str(out)], check=True, capture_output=True, timeout=1200)
+    methods = json.loads(out.read_text())["methods"]
+    comp = Comparison(preset_config("gfl-xor"), ("rf", "ntk"), device="cpu")
+    comp.step()  # RF's features are fixed from step 1 on (b re-drawn there)
+    prep = comp.runs["rf"].prep
+    x, xt = prep.x_train.double().numpy(), prep.x_test.double().numpy()
+    y, yt = prep.y_train.numpy(), prep.y_test.numpy()
+    net = comp.runs["rf"].learner.net
+    feats = [np.maximum(z @ net.w.double().numpy().T + net.b.double().numpy(), 0) for z in (x, xt)]
+    rf = methods["rf"]["limit"]
+    assert rf["certificate"] <= TOL and rf["converged"]
+    assert abs(rf["test_acc"] - _svc_no_intercept(feats[0], y, feats[1], yt, TIE)) <= 0.02
+    n0 = comp.runs["ntk"].learner.net0
+    w0, b0, a0 = (t.double().numpy() for t in (n0.w, n0.b, n0.a))
+    parts = [(np.maximum(z @ w0.T + b0, 0), (z @ w0.T + b0 > 0) * a0) for z in (x, xt)]
+    gram = [p[0] @ parts[0][0].T + (p[1] @ parts[0][1].T) * (z @ x.T)
+            for p, z in zip(parts, (x, xt), strict=True)]
+    phi, phi_t = _embed(gram[0], gram[1])
+    ntk = methods["ntk"]["limit"]
+    assert ntk["certificate"] <= TOL and ntk["converged"]
+    assert abs(ntk["test_acc"] - _svc_no_intercept(phi, y, phi_t, yt, TIE)) <= 0.02
+
+
+SMALL_PARITY = dict(d=100, D=50, n=3000, n_test=2000, m=40, T=30, batch=500)
+
+
+def test_paper_parity_limits_match_libsvm():
+    cfg = preset_config("paper-parity").replace(**SMALL_PARITY)
+    comp = Comparison(cfg, ("ntk", "rf", "one_step", "two_step"), device="cpu")
+    comp.run_all()
+    d = comp.world.data
+    z, zt = d.z_train.double().numpy(), d.z_test.double().numpy()
+    y, yt = d.y_train.numpy(), d.y_test.numpy()
+    lam = comp.world.schedule.later.lam_a
+    for name in ("rf", "one_step", "two_step"):
+        p = comp.runs[name].trainer.p
+        q, b = p.q.double().numpy(), p.b.double().numpy()
+        f, ft = (np.clip(v @ q.T + b, 0, 1) for v in (z, zt))
+        lim = limit_of(comp.runs[name])
+        assert lim["certificate"] <= TOL, name
+        assert abs(lim["test_acc"] - _svc_gram(f @ f.T, y, ft @ f.T, yt, lam)) <= 0.02, name
+    run = comp.runs["ntk"]
+    p0 = run.p0
+    q, b, a = (t.double().numpy() for t in (p0.q, p0.b, p0.a))
+    act = [np.clip(v @ q.T + b, 0, 1) for v in (z, zt)]
+    slope = [((s > 0) & (s < 1)) * a for s in act]
+    gram = [(act[i] @ act[0].T + (slope[i] @ slope[0].T) * (v @ z.T + 1)) / run.kappa**2
+            for i, v in enumerate((z, zt))]
+    lim = limit_of(run)
+    assert lim["certificate"] <= TOL
+    assert abs(lim["test_acc"] - _svc_gram(gram[0], y, gram[1], yt, lam)) <= 0.02
+
+
+def test_azl_limits_match_ridge():
+    cfg = preset_config("azl-resnet").replace(m=40, n=800, T=24, batch=100, azl_drop_epoch=2)
+    comp = Comparison(cfg, ("ntk", "rf"), device="cpu")
+    comp.run_all()
+    run = comp.runs["rf"]
+    init, wd = run.world.init, run.cfg.wd
+    tr, te = run.world.train, run.world.test
+    W, b1, A = (t.double().numpy() for t in (init.W, init.b1, init.A))
+    x, xt = tr.x.double().numpy(), te.x.double().numpy()
+    n, k = len(x), A.shape[0]
+    h, ht = (np.maximum(v @ W.T + b1, 0) for v in (x, xt))
+    ridge = Ridge(alpha=n * wd, fit_intercept=False, solver="cholesky").fit(h, tr.y.numpy())
+    err = float(((ridge.predict(ht) - te.y.numpy()) ** 2).sum(1).mean())
+    lim = limit_of(run)
+    assert lim["certificate"] <= TOL and lim["test_err"] == pytest.approx(err, rel=1e-3)
+    # NTK: out = A(1{W⁽⁰⁾x + b₁ > 0} ⊙ (Wx + b₁)), W trained with decay: rows (sample, output)
+    gates = [(v @ W.T + b1 > 0).astype(float) for v in (x, xt)]
+    design = [np.einsum("rm,nm,nd->nrmd", A, g, v).reshape(len(v) * k, -1)
+              for g, v in zip(gates, (x, xt), strict=True)]
+    offs = [((g * b1) @ A.T).reshape(-1) for g in gates]
+    fit = Ridge(alpha=n * wd, fit_intercept=False, solver="cholesky").fit(
+        design[0], tr.y.numpy().reshape(-1) - offs[0])
+    pred = (fit.predict(design[1]) + offs[1]).reshape(len(xt), k)
+    err = float(((pred - te.y.numpy()) ** 2).sum(1).mean())
+    lim = limit_of(comp.runs["ntk"])
+    assert lim["certificate"] <= TOL and lim["test_err"] == pytest.approx(err, rel=1e-3)
+
+
+def test_limit_is_cached_per_setting_seed_and_method():
+    cfg = preset_config("gfl-xor").replace(n=300, n_test=300, m=10, T=3)
+    comp = Comparison(cfg, ("rf",), device="cpu")
+    comp.run_all()
+    first = limit_of(comp.runs["rf"])
+    assert limit_of(comp.runs["rf"]) is first
+    other = Comparison(cfg.replace(seed=1), ("rf",), device="cpu")
+    other.run_all()
+    assert limit_of(other.runs["rf"]) is not first
+    assert torch.is_tensor(comp.runs["rf"].prep.x_train)
