@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .ops import DT, Dense
-from .problem import TOL, Objective
+from .problem import TOL, Objective, check_cancel
 
 MUS = (1.0, 0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1e-7)  # widest first
 NEWTON_STEPS = 60  # per smoothing stage
@@ -73,6 +73,7 @@ def _cg(apply, b, max_iter: int = 200, rel: float = 1e-8):
     x, r = torch.zeros_like(b), b.clone()
     d, rr, stop = r.clone(), float(r @ r), (rel * float(b.norm())) ** 2
     for _ in range(max_iter):
+        check_cancel()
         ad = apply(d)
         step = rr / max(float(d @ ad), 1e-300)
         x += step * d
@@ -108,6 +109,7 @@ def _stage(sm: _Smoothed, v: torch.Tensor, budget: int) -> tuple[torch.Tensor, i
     m = sm.margins(v)
     val, used = sm.value(v, m), 0
     for _ in range(min(budget, NEWTON_STEPS)):
+        check_cancel()
         g = sm.grad(v, m)
         d = sm.newton_dir(g, m)
         used += 1

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import torch
 
 LOSSES = ("hinge", "squared", "logistic")
 TOL = 1e-4  # the certificate every limit must reach (relative duality gap or gradient norm)
+# set at interpreter exit by a host that solves in a background thread (ui/limits_view.py): the
+# solvers' loops stop, since a thread still inside torch at shutdown aborts the process
+CANCEL = threading.Event()
+
+
+class Cancelled(RuntimeError):
+    """The solve was stopped by CANCEL."""
+
+
+def check_cancel() -> None:
+    """Raise Cancelled once CANCEL is set."""
+    if CANCEL.is_set():
+        raise Cancelled("the converged limit was cancelled (the process is exiting)")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import torch
 from scipy.optimize import minimize
 
 from .ops import DT, Dense
-from .problem import TOL, Objective
+from .problem import TOL, Objective, check_cancel
 
 DIRECT_P = 6000  # explicit features up to this width: Cholesky of XᵀX + nλ'I
 
@@ -61,6 +61,7 @@ def _cg(apply, b: torch.Tensor, max_iter: int) -> tuple[torch.Tensor, int]:
     d, rr = r.clone(), (r * r).sum(0)
     stop = (TOL / 10 * b.norm(dim=0)) ** 2
     for it in range(1, max_iter + 1):
+        check_cancel()
         ad = apply(d)
         step = rr / (d * ad).sum(0).clamp_min(1e-300)
         w += step * d
@@ -79,6 +80,7 @@ def logistic(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
     n = len(y)
 
     def fg(x):
+        check_cancel()
         v = torch.from_numpy(x)
         f = op.mv(v[:p]) + (v[p] if obj.intercept else 0.0)
         m = y * f

@@ -77,9 +77,10 @@ def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) ->
     # the live curves: one legend trace per method (smoothed by default), each over its raw
     # curve drawn faintly without a legend entry
     spec = json.loads(finished.get("plotly_chart")[0].proto.spec)
-    named = [t for t in spec["data"] if t.get("showlegend", True)]
+    curves = [t for t in spec["data"] if t.get("meta") != "converged limit"]
+    named = [t for t in curves if t.get("showlegend", True)]
     assert sorted(t["name"] for t in named) == sorted(LABELS[m] for m in METHODS)
-    assert len(spec["data"]) == 2 * len(METHODS)
+    assert len(curves) == 2 * len(METHODS)
 
 
 def test_report_download_matches_the_table(finished: AppTest) -> None:
@@ -259,3 +260,34 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
         raw = np.frombuffer(base64.b64decode(raw["bdata"]), dtype=raw["dtype"])
     want = [s.extra["test_mse_ratio"] for s in state.compare.series.first.runs["network"].history]
     assert np.allclose(raw, want, rtol=1e-6)
+
+
+def test_limits_arrive_after_the_run_as_dashed_lines_and_table_rows() -> None:
+    """The converged limits come from a background thread once the run is done: the page keeps
+    ticking until they are in, then draws a dashed 'converged limit' line per fixed-feature
+    method (in its colour) and adds the limit and its certificate to the table."""
+    from ui import limits_view
+
+    at = play_to_end(open_compare({**TINY, "methods": "network,ntk,rf,one_step,two_step"}))
+    runs = at.session_state["app"].compare.series.first.runs
+    for _ in range(600):
+        if not limits_view.pending(runs):
+            break
+        at.run()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    dashed = {t["legendgroup"]: t for t in spec["data"] if t.get("meta") == "converged limit"}
+    assert sorted(dashed) == ["ntk", "one_step", "rf", "two_step"]
+    for method, trace in dashed.items():
+        assert trace["line"]["dash"] == "dash"
+        assert trace["line"]["color"] == next(t for t in spec["data"] if t.get("name") ==
+                                              LABELS[method])["line"]["color"]
+    frame = at.dataframe[0].value
+    report = at.session_state["app"].compare.summary
+    for method in dashed:
+        lim = report["methods"][method]["limit"]
+        assert lim["certificate"] <= 1e-4
+        shown = frame.loc["Test % · converged limit", LABELS[method]]
+        assert shown == f"{100 * lim['test_acc']:.1f}"
+    assert frame.loc["Test % · converged limit", "Network"] == "—"
