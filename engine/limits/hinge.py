@@ -46,17 +46,13 @@ class _Smoothed:
 
     def newton_dir(self, g, m):
         """Solve H d = g (H formed for explicit features, else conjugate gradients)."""
-        k, p, lam = self.curvature(m), self.p, self.obj.lam
+        k, lam = self.curvature(m), self.obj.lam
         if isinstance(self.op, Dense):
-            x = self.op.x
             rows = k > 0
-            xs = x[rows]
+            xs = self.op.x[rows]
             if self.obj.intercept:
                 xs = torch.cat([xs, torch.ones(len(xs), 1, dtype=DT)], 1)
-            h = xs.T @ (xs * k[rows][:, None])
-            h.diagonal()[:p] += 2 * lam
-            h.diagonal()[p:] += 2 * lam  # damps c where no row is near the margin
-            return torch.cholesky_solve(g[:, None], torch.linalg.cholesky(h))[:, 0]
+            return _dense_solve(xs, k[rows], 2 * lam, g)
         return _cg(lambda d: self._hv(d, k), g)
 
     def _hv(self, d, k):
@@ -67,6 +63,21 @@ class _Smoothed:
         if not self.obj.intercept:
             return out
         return torch.cat([out, (kf.sum() + 2 * self.obj.lam * d[p]).reshape(1)])
+
+
+def _dense_solve(xs: torch.Tensor, k: torch.Tensor, reg: float, g: torch.Tensor) -> torch.Tensor:
+    """(reg·I + xsᵀ diag(k) xs)⁻¹ g (c's damping is reg too): the p×p system, or by Woodbury
+    the |S|×|S| one when fewer than p/2 rows sit within μ of the margin (the Gram form has
+    p = n, and few rows on the margin)."""
+    s, p = xs.shape
+    if 2 * s < p:
+        inner = xs @ xs.T
+        inner.diagonal().add_(reg / k)
+        return (g - xs.T @ torch.cholesky_solve((xs @ g)[:, None],
+                                                torch.linalg.cholesky(inner))[:, 0]) / reg
+    h = xs.T @ (xs * k[:, None])
+    h.diagonal().add_(reg)
+    return torch.cholesky_solve(g[:, None], torch.linalg.cholesky(h))[:, 0]
 
 
 def _cg(apply, b, max_iter: int = 200, rel: float = 1e-8):

@@ -16,6 +16,9 @@ from .problem import Objective, Problem, Refusal
 
 TIE = 1e-6  # the ridge that picks one minimiser where a method trains without decay (GFL)
 DIRECT_WIDTH = 6000  # explicit features up to this width; wider: the Gram or matrix-free
+# matrix-free Newton-CG takes thousands of J v / Jᵀ u products (≈ 2np multiply-adds each): above
+# n·p = this it would run for hours on the 2-core machine, so it is refused with its size
+MATRIX_FREE_NP = 3e8
 
 
 def problem_of(run) -> Problem | Refusal | None:
@@ -101,6 +104,12 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
         return Problem(train, test, y_tr, y_te, obj, metric, offset,
                        notes={**notes, "form": "dual: the n×n tangent kernel"})
     held = 2 * (n + te.n) * tr.units * 8
+    if n * p > MATRIX_FREE_NP:
+        return Refusal(f"n = {n} samples × p = {p} tangent features: explicit features need "
+                       f"{(n + te.n) * p * 8 / 2**30:.1f} GiB and the n×n Gram "
+                       f"{(n + te.n) * n * 8 / 2**30:.1f} GiB "
+                       f"(guard {DENSE_BYTES / 2**30:.1f} GiB); matrix-free, "
+                       f"n·p = {n * p:.1e} per product exceeds {MATRIX_FREE_NP:.0e}")
     if held > DENSE_BYTES:
         return Refusal(f"the tangent features of {n} samples × {tr.units} units need "
                        f"{held / 2**20:.0f} MiB even matrix-free "
