@@ -97,8 +97,8 @@ def _cg(apply, b, max_iter: int = 200, rel: float = 1e-8):
     return x
 
 
-def gap(op, y, s, obj: Objective, v: torch.Tensor, mu: float) -> float:
-    """Relative gap (P − D)/P with the dual point α_i = s_i/n · clamp((1 − m_i)/μ, 0, 1), made
+def gap(op, y, s, obj: Objective, v: torch.Tensor, mu: float) -> tuple[float, float]:
+    """(P, relative gap (P − D)/P) with the dual point α_i = s_i/n · clamp((1 − m_i)/μ, 0, 1), made
     feasible for Σ α_i y_i = 0 (with an intercept) by scaling down the heavier class."""
     sm = _Smoothed(op, y, s, obj, mu)
     m, w, n = sm.margins(v), v[:op.p], len(y)
@@ -112,7 +112,7 @@ def gap(op, y, s, obj: Objective, v: torch.Tensor, mu: float) -> float:
             alpha = torch.where(y < 0, alpha * (pos / neg), alpha)
     u = op.rmv(alpha * y)
     dual = float(alpha.sum()) - float(u @ u) / (4 * obj.lam)
-    return (primal - dual) / max(primal, 1e-300)
+    return primal, (primal - dual) / max(primal, 1e-300)
 
 
 def _stage(sm: _Smoothed, v: torch.Tensor, budget: int) -> tuple[torch.Tensor, int]:
@@ -145,15 +145,15 @@ def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400) -> dict:
     s = obj.weights(y)
     s = torch.ones_like(y) if s is None else s
     v = torch.zeros(op.p + int(obj.intercept), dtype=DT)
-    iters, cert, mu_used = 0, float("inf"), MUS[0]
+    iters, cert, mu_used, value = 0, float("inf"), MUS[0], float("nan")
     for mu in MUS:
         v, used = _stage(_Smoothed(op, y, s, obj, mu), v, max_iter - iters)
         iters, mu_used = iters + used, mu
-        cert = gap(op, y, s, obj, v, mu)
+        value, cert = gap(op, y, s, obj, v, mu)
         if cert <= TOL or iters >= max_iter:
             break
     form = "formed Hessian" if isinstance(op, Dense) else "Newton-CG (matrix-free)"
     return {"w": v[:op.p], "c": v[op.p] if obj.intercept else None, "certificate": cert,
             "certificate_kind": "relative duality gap", "iterations": iters,
-            "converged": cert <= TOL,
+            "converged": cert <= TOL, "objective_value": value,
             "detail": f"Newton on the smoothed hinge ({form}), last μ = {mu_used:g}"}

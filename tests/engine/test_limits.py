@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -34,10 +35,15 @@ def _embed(k_train, k_test):
 
 
 def _svc_no_intercept(x, y, x_test, y_test, lam):
-    """min λ‖w‖² + mean hinge (no intercept) = LinearSVC with C = 1/(2λn)."""
-    clf = LinearSVC(C=1 / (2 * lam * len(y)), loss="hinge", fit_intercept=False, dual=True,
-                    tol=1e-7, max_iter=400_000).fit(x, y)
-    return _acc(y_test, clf.decision_function(x_test))
+    """min λ‖w‖² + mean hinge (no intercept) = LinearSVC with C = 1/(2λn): (test accuracy,
+    primal objective). liblinear's own stopping test is not met on these unscaled ReLU features
+    within 20 000 epochs (its objective then agrees with ours to 1e-3), hence the cap."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = LinearSVC(C=1 / (2 * lam * len(y)), loss="hinge", fit_intercept=False, dual=True,
+                        tol=1e-5, max_iter=20_000).fit(x, y)
+    w = clf.coef_.ravel()
+    return _acc(y_test, x_test @ w), float(np.maximum(0, 1 - y * (x @ w)).mean() + lam * w @ w)
 
 
 def _svc_gram(k, y, k_test, y_test, lam):
@@ -60,7 +66,9 @@ def test_gfl_xor_cli_limits_match_sklearn(tmp_path):
     feats = [np.maximum(z @ net.w.double().numpy().T + net.b.double().numpy(), 0) for z in (x, xt)]
     rf = methods["rf"]["limit"]
     assert rf["certificate"] <= TOL and rf["converged"]
-    assert abs(rf["test_acc"] - _svc_no_intercept(feats[0], y, feats[1], yt, TIE)) <= 0.02
+    acc, value = _svc_no_intercept(feats[0], y, feats[1], yt, TIE)
+    assert abs(rf["test_acc"] - acc) <= 0.02
+    assert rf["objective_value"] <= value * (1 + TOL)  # certified: no worse than liblinear
     n0 = comp.runs["ntk"].learner.net0
     w0, b0, a0 = (t.double().numpy() for t in (n0.w, n0.b, n0.a))
     parts = [(np.maximum(z @ w0.T + b0, 0), (z @ w0.T + b0 > 0) * a0) for z in (x, xt)]
@@ -69,7 +77,9 @@ def test_gfl_xor_cli_limits_match_sklearn(tmp_path):
     phi, phi_t = _embed(gram[0], gram[1])
     ntk = methods["ntk"]["limit"]
     assert ntk["certificate"] <= TOL and ntk["converged"]
-    assert abs(ntk["test_acc"] - _svc_no_intercept(phi, y, phi_t, yt, TIE)) <= 0.02
+    acc, value = _svc_no_intercept(phi, y, phi_t, yt, TIE)
+    assert abs(ntk["test_acc"] - acc) <= 0.02
+    assert ntk["objective_value"] <= value * (1 + TOL)
 
 
 SMALL_PARITY = dict(d=100, D=50, n=3000, n_test=2000, m=40, T=30, batch=500)
