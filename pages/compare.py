@@ -182,7 +182,7 @@ def live() -> None:
         fig = limits_view.add_lines(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
                                     limits, comp.cfg.T)
         st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
-        if limits:
+        if limits and not limits_pending():
             st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "
                        "decay solved to a certificate (duality gap or gradient norm ≤ 1e-4), "
                        "beside its T-step curve.")

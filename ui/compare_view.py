@@ -192,7 +192,7 @@ def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
         if not names:
             continue
         cols = {LABELS[m]: table_rows(methods[m], seeds, rows) for m in names}
-        index = list(dict.fromkeys(r for c in cols.values() for r in c))
+        index = limits_view.order_rows(list(dict.fromkeys(r for c in cols.values() for r in c)))
         frame = pd.DataFrame(cols, index=index).fillna("—")
         out.append((title, frame))
     return out

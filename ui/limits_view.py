@@ -121,3 +121,14 @@ def headline(methods: dict, key: str) -> tuple[str, str, str] | None:
     return ("Network − best limit", f"{100 * (net - lims[best]):+.1f} points",
             f"test accuracy {100 * net:.1f} % (Network) vs {100 * lims[best]:.1f} % ({label}), "
             "the best fixed-feature readout trained to convergence")
+
+
+def order_rows(index: list[str]) -> list[str]:
+    """Table rows with each '… · converged limit' right after its '… · ours' row and the
+    certificate last."""
+    limit_rows = [r for r in index if r.endswith(" · converged limit")]
+    out = [r for r in index if r not in limit_rows and r != "Limit certificate"]
+    for row in limit_rows:
+        ours = row.replace(" · converged limit", " · ours")
+        out.insert(out.index(ours) + 1 if ours in out else len(out), row)
+    return out + (["Limit certificate"] if "Limit certificate" in index else [])

@@ -60,6 +60,11 @@ class Tangent:
         parts = [self.act.T @ u, (su.T @ self.z).reshape(-1)]
         return torch.cat(parts + [su.sum(0)] if self.bias else parts)
 
+    def dense(self) -> Dense:
+        """The explicit n × p feature matrix, in the order of w."""
+        parts = [self.act, (self.slope[:, :, None] * self.z[:, None, :]).reshape(self.n, -1)]
+        return Dense(torch.cat(parts + [self.slope] if self.bias else parts, dim=1))
+
     def gram(self, other: Tangent) -> torch.Tensor:
         """⟨x, x'⟩ of other's rows with this one's: σσ'ᵀ + (a σ')(a σ')ᵀ ∘ (z z'ᵀ [+ 1])."""
         inner = other.z @ self.z.T

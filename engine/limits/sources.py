@@ -97,8 +97,7 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
     n, p = tr.n, tr.p
     notes = {"n": n, "p": p}
     if p <= DIRECT_WIDTH and (n + te.n) * p * 8 <= DENSE_BYTES:
-        eye = torch.eye(p, dtype=DT)
-        dense = [Dense(torch.stack([o.mv(col) for col in eye], 1)) for o in ops]
+        dense = [o.dense() for o in ops]
         return Problem(*dense, y_tr, y_te, obj, metric, offset, notes={**notes, "form": "primal"})
     if n <= DIRECT_WIDTH and (n + te.n) * n * 8 <= DENSE_BYTES:
         train, test = kernel_embedding(tr.gram(tr), tr.gram(te))
