@@ -9,6 +9,7 @@ import math
 
 import torch
 
+from ..azl.probes import fit_numbers
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Tangent, kernel_embedding
@@ -187,8 +188,6 @@ def _azl(run) -> Problem | Refusal | None:
 
 
 def _azl_score(cfg, sets):
-    from ..azl.probes import fit_numbers
-
     def score(pred, split):
         s = sets[0 if split == "train" else 1]
         out = pred.reshape(s.y.shape).float()
