@@ -84,8 +84,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--suffix", default="", help="file name <page>-<suffix>.png")
     p.add_argument("--settle", type=float, default=1.5, help="extra seconds after rendering")
     p.add_argument("--timeout", type=float, default=90.0, help="seconds to wait per page")
-    p.add_argument("--color-scheme", default="light", choices=("light", "dark"),
-                   help="the browser's preferred colour scheme (Streamlit's theme follows it)")
     p.add_argument("--width", type=int, default=1400)
     p.add_argument("--height", type=int, default=900, help="minimum viewport height")
     p.add_argument("--max-height", type=int, default=6000, help="cap on the full-page height")
@@ -187,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
             browser = pw.chromium.launch(
                 executable_path=chromium, headless=True, args=list(CHROMIUM_ARGS)
             )
-            page = browser.new_page(viewport={"width": args.width, "height": args.height},
-                                    color_scheme=args.color_scheme)
+            page = browser.new_page(viewport={"width": args.width, "height": args.height})
             for name in args.pages:
                 try:
                     path = shoot(page, base, name, args)
