@@ -124,9 +124,10 @@ def cmd_run(args) -> int:
     first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet, cache,
                                              None if args.no_limits else limits)
     timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
-    if limits:
+    if limits:  # total_s stays the training's own time; the limits' seconds are beside it
         timing["limits_s"] = sum(lim.get("seconds", 0.0) for s in limits for lim in s.values()
                                  if lim)
+        timing["total_s"] -= timing["limits_s"]
     report = build_report(cfg, first.runs, device, timing, per_seed, preset, diverged)
     limit_show.attach(report, limit_show.merge(limits))
     print(_headline(cfg, preset, len(per_seed), device, timing["total_s"]))
