@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from scipy.optimize import minimize
 from sklearn.linear_model import Ridge
 from sklearn.svm import SVC, LinearSVC
 
@@ -27,13 +28,6 @@ def _acc(y, f) -> float:
     return float(np.mean(y * f > 0) + 0.5 * np.mean(y * f == 0))
 
 
-def _embed(k_train, k_test):
-    """Rows with the Gram's inner products (numpy's eigh): the sklearn side's own features."""
-    s, u = np.linalg.eigh(k_train)
-    keep = s > 1e-12 * s.max()
-    return u[:, keep] * np.sqrt(s[keep]), k_test @ u[:, keep] / np.sqrt(s[keep])
-
-
 def _svc_no_intercept(x, y, x_test, y_test, lam):
     """min λ‖w‖² + mean hinge (no intercept) = LinearSVC with C = 1/(2λn): (test accuracy,
     primal objective). liblinear's own stopping test is not met on these unscaled ReLU features
@@ -46,12 +40,25 @@ def _svc_no_intercept(x, y, x_test, y_test, lam):
     return _acc(y_test, x_test @ w), float(np.maximum(0, 1 - y * (x @ w)).mean() + lam * w @ w)
 
 
+def _dual_box(k, y, k_test, y_test, lam):
+    """The same problem's dual, max Σα − αᵀQα/(4λ) over 0 ≤ α ≤ 1/n (Q = yyᵀ ∘ K; no intercept,
+    so no equality constraint), by scipy's L-BFGS-B: (test accuracy, dual objective). Any
+    feasible α bounds the optimum from below, so it must not exceed our certified objective."""
+    n = len(y)
+    q = (y[:, None] * y[None, :]) * k / (4 * lam)
+    res = minimize(lambda a: (-(a.sum() - a @ q @ a), -(1 - 2 * q @ a)), np.zeros(n), jac=True,
+                   method="L-BFGS-B", bounds=[(0, 1 / n)] * n,
+                   options={"maxiter": 20_000, "maxfun": 40_000, "ftol": 1e-15, "gtol": 1e-12})
+    return _acc(y_test, k_test @ (res.x * y)), -res.fun
+
+
 def _svc_gram(k, y, k_test, y_test, lam):
     """min λ‖w‖² + mean hinge + unregularised intercept = libsvm's SVC, C = 1/(2λn)."""
     clf = SVC(C=1 / (2 * lam * len(y)), kernel="precomputed", tol=1e-6).fit(k, y)
     return _acc(y_test, clf.decision_function(k_test))
 
 
+@pytest.mark.timeout(1800)  # the full preset run (CLI) and two independent solves
 def test_gfl_xor_cli_limits_match_sklearn(tmp_path):
     out = tmp_path / "r.json"
     subprocess.run([sys.executable, "-m", "engine", "run", "--preset", "gfl-xor", "--quiet",
@@ -74,12 +81,14 @@ def test_gfl_xor_cli_limits_match_sklearn(tmp_path):
     parts = [(np.maximum(z @ w0.T + b0, 0), (z @ w0.T + b0 > 0) * a0) for z in (x, xt)]
     gram = [p[0] @ parts[0][0].T + (p[1] @ parts[0][1].T) * (z @ x.T)
             for p, z in zip(parts, (x, xt), strict=True)]
-    phi, phi_t = _embed(gram[0], gram[1])
     ntk = methods["ntk"]["limit"]
     assert ntk["certificate"] <= TOL and ntk["converged"]
-    acc, value = _svc_no_intercept(phi, y, phi_t, yt, TIE)
+    # liblinear on the 2000-wide embedding stays 4 % above the optimum after 2000 epochs: the
+    # independent solve here is the dual box QP on the Gram built above
+    acc, dual = _dual_box(gram[0], y, gram[1], yt, TIE)
     assert abs(ntk["test_acc"] - acc) <= 0.02
-    assert ntk["objective_value"] <= value * (1 + TOL)
+    assert dual <= ntk["objective_value"] * (1 + 1e-9)  # weak duality
+    assert ntk["objective_value"] - dual <= TOL * ntk["objective_value"]
 
 
 SMALL_PARITY = dict(d=100, D=50, n=3000, n_test=2000, m=40, T=30, batch=500)
