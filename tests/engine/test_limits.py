@@ -15,6 +15,7 @@ from scipy.optimize import minimize
 from sklearn.linear_model import Ridge
 from sklearn.svm import SVC, LinearSVC
 
+from engine.cli import main
 from engine.compare import Comparison
 from engine.limits import limit_of
 from engine.limits.problem import TOL
@@ -159,3 +160,20 @@ def test_limit_is_cached_per_setting_seed_and_method():
     other.run_all()
     assert limit_of(other.runs["rf"]) is not first
     assert torch.is_tensor(comp.runs["rf"].prep.x_train)
+
+
+def test_cli_limits_per_seed_and_no_limits(tmp_path, capsys):
+    small = ["--preset", "gfl-xor", "--set", "n=300", "--set", "n_test=300", "--set", "m=10",
+             "--set", "T=4", "--methods", "network,rf", "--quiet"]
+    out = tmp_path / "r.json"
+    assert main(["run", *small, "--seeds", "2", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    lim = report["methods"]["rf"]["limit"]
+    assert [s["test_acc"] for s in lim["per_seed"]] and len(lim["per_seed"]) == 2
+    assert lim["test_acc"] == pytest.approx(np.mean([s["test_acc"] for s in lim["per_seed"]]))
+    assert "limit" not in report["methods"]["network"] and report["timing"]["limits_s"] > 0
+    assert "Test % limit" in capsys.readouterr().out
+    assert main(["run", *small, "--no-limits", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert "limit" not in report["methods"]["rf"] and "limits_s" not in report["timing"]
+    assert "converged limits" not in capsys.readouterr().out
