@@ -31,6 +31,8 @@ def problem_of(run) -> Problem | Refusal | None:
         return _gfl(run)
     if kind == "AZLRun":
         return _azl(run)
+    if kind == "FCBRun":
+        return _fcb(run)
     if kind in ("Run", "NTKRun"):
         return _shi(run)
     return None
@@ -118,6 +120,26 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
                        f"(guard {DENSE_BYTES / 2**20:.0f} MiB)")
     return Problem(tr, te, y_tr, y_te, obj, metric, offset,
                    notes={**notes, "form": "matrix-free J v, Jᵀ u"})
+
+
+def _fcb(run) -> Problem | Refusal | None:
+    """FCB's readouts: logistic loss, full-batch steps, no decay (tie-breaking ridge); RF and
+    One/Two Step train a on σ(W x) with W frozen, the NTK trains W with W⁽⁰⁾'s gates."""
+    info = BY_NAME.get(run.method)
+    if info is None or not (info.frozen or info.linearised):
+        return None
+    obj = Objective("logistic", TIE, tie_break=True)
+    xs = [x.to(DT) for x in (run.x_tr, run.x_te)]
+    y_tr, y_te = run.y_tr.to(DT), run.y_te.to(DT)
+    if info.linearised:  # out = (1{W⁽⁰⁾x > 0} ⊙ W x) a: W's block only (a is fixed)
+        w0, a = run.w0.to(DT), run.a.to(DT)
+        ops = [Tangent(torch.zeros(len(x), len(a), dtype=DT), (x @ w0.T > 0).to(DT) * a, x,
+                       bias=False) for x in xs]
+        return _tangent_problem(ops, y_tr, y_te, obj)
+    feats = [torch.relu(x @ run.w.to(DT).T) for x in xs]
+    return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj,
+                   notes={"form": "primal on the feature matrix", "n": len(y_tr),
+                          "p": feats[0].shape[1]})
 
 
 def _gfl(run) -> Problem | Refusal | None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 from scipy.optimize import minimize
-from sklearn.linear_model import Ridge
+from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.svm import SVC, LinearSVC
 
 from engine.cli import main
@@ -177,3 +177,20 @@ def test_cli_limits_per_seed_and_no_limits(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert "limit" not in report["methods"]["rf"] and "limits_s" not in report["timing"]
     assert "converged limits" not in capsys.readouterr().out
+
+
+def test_fcb_rf_limit_matches_logistic_regression():
+    """FCB trains a by full-batch logistic steps without decay: the limit is the tie-broken
+    logistic regression on σ(W⁽⁰⁾x), which scikit-learn solves with C = 1/(2λn)."""
+    cfg = preset_config("fcb-xor").replace(n=600, n_test=1000, T=4)
+    comp = Comparison(cfg, ("rf",), device="cpu")
+    comp.run_all()
+    run = comp.runs["rf"]
+    w = run.w.double().numpy()
+    f, ft = (np.maximum(x.double().numpy() @ w.T, 0) for x in (run.x_tr, run.x_te))
+    y, yt = run.y_tr.numpy(), run.y_te.numpy()
+    clf = LogisticRegression(C=1 / (2 * TIE * len(y)), fit_intercept=False, tol=1e-12,
+                             max_iter=100_000).fit(f, y)
+    lim = limit_of(run)
+    assert lim["certificate"] <= TOL
+    assert abs(lim["test_acc"] - _acc(yt, clf.decision_function(ft))) <= 0.02
