@@ -41,6 +41,11 @@ def play_to_end(at: AppTest, max_ticks: int = 400) -> AppTest:
     return at
 
 
+def ours_rows(frame) -> list[str]:
+    """The table's rows without the converged limits' (they arrive after the run)."""
+    return [r for r in frame.index if "limit" not in r.lower()]
+
+
 def table_columns(at: AppTest) -> list[str]:
     return [c for df in at.dataframe for c in df.value.columns]
 
@@ -230,7 +235,8 @@ def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
     state = at.session_state["app"]
     assert state.compare.error is None and state.compare.summary is not None
     frame = at.dataframe[0].value
-    assert list(frame.index) == ["Test err · ours", "c_F · ours", "c_G · ours"]
+    # (the converged limits' rows join once their background thread is done: engine/limits)
+    assert ours_rows(frame) == ["Test err · ours", "c_F · ours", "c_G · ours"]
     assert float(frame.loc["Test err · ours", "Network"]) > 0
     assert any("kα² = 0.72" in m.value and "step 6" in m.value for m in at.markdown)
     assert any("c_F and c_G" in h.value for h in at.subheader)
@@ -245,7 +251,7 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
     state = at.session_state["app"]
     assert state.compare.error is None and state.compare.summary is not None
     frame = at.dataframe[0].value
-    assert list(frame.index) == ["Train MSE/Var · ours", "Test MSE/Var · ours", "Coverage · ours"]
+    assert ours_rows(frame) == ["Train MSE/Var · ours", "Test MSE/Var · ours", "Coverage · ours"]
     report = state.compare.summary["methods"]
     shown = float(frame.loc["Test MSE/Var · ours", "Network"])
     assert shown == pytest.approx(report["network"]["test_mse_ratio"], abs=1e-3) and shown > 0
