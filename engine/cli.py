@@ -10,6 +10,8 @@ from . import guard
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
+from .limits import limit_of
+from .limits import show as limit_show
 from .methods import NAMES
 from .procedures import procedure_of
 from .reads import refuse_unread
@@ -48,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
+    r.add_argument("--no-limits", action="store_true",
+                   help="skip the converged limits of the fixed-feature methods (engine/limits)")
     sweep_cli.add_parser(sub)
     return p
 
@@ -121,11 +125,20 @@ def cmd_run(args) -> int:
     cfg, preset, methods, n_seeds, cache = _preflight(args)
     device = str(pick_device(args.device))
     t0 = time.perf_counter()
-    first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet, cache)
+    limits: list[dict] = []  # per seed: method → its converged limit (engine/limits)
+    first, per_seed, diverged = _train_seeds(cfg, methods, n_seeds, device, args.quiet, cache,
+                                             None if args.no_limits else limits)
     timing = {"total_s": time.perf_counter() - t0, "setup_s": first.setup_s}
+    if limits:  # total_s stays the training's own time; the limits' seconds are beside it
+        timing["limits_s"] = sum(lim.get("seconds", 0.0) for s in limits for lim in s.values()
+                                 if lim)
+        timing["total_s"] -= timing["limits_s"]
     report = build_report(cfg, first.runs, device, timing, per_seed, preset, diverged)
+    limit_show.attach(report, limit_show.merge(limits))
     print(_headline(cfg, preset, len(per_seed), device, timing["total_s"]))
     print(summary_table(report))
+    if limits:
+        print(limit_show.table(report))
     if args.out is not None:
         try:
             write_json(args.out, report)
@@ -162,15 +175,15 @@ def _preflight(args):
 
 
 def _train_seeds(cfg: Config, methods, n_seeds: int, device: str, quiet: bool,
-                 cache: bool = True):
+                 cache: bool = True, limits: list | None = None):
     """(first Comparison, per-seed summaries, DivergenceError or None); stops at a divergence
-    and keeps every step before it."""
+    and keeps every step before it. `limits`: a list each finished seed's limits are added to."""
     series = SeedSeries(cfg, methods, n_seeds, device, prepare=lambda _cfg: cache)
-    series.run(lambda comp: _train(comp, quiet))
+    series.run(lambda comp: _train(comp, quiet, limits))
     return series.first, series.per_seed, series.diverged
 
 
-def _train(comp, quiet: bool) -> None:
+def _train(comp, quiet: bool, limits: list | None = None) -> None:
     every = max(1, comp.cfg.T // 10)
 
     def progress(t, snaps):
@@ -180,6 +193,8 @@ def _train(comp, quiet: bool) -> None:
                   flush=True)
 
     comp.run_all(progress)
+    if limits is not None:  # after the run: the table and the report wait, training did not
+        limits.append({m: limit_of(r) for m, r in comp.runs.items()})
 
 
 def _test_number(snap) -> float:

@@ -10,11 +10,12 @@ import streamlit as st
 from engine import exports
 from engine.config import ConfigError, summary_line
 from engine.echo import markdown_plain
+from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
 from engine.report import cell, history_csv
 from ui import compare_view as cv
-from ui import controls
+from ui import controls, limits_view
 from ui.azl_figures import is_azl, live_panel
 from ui.figures import accuracy_figure, is_regression
 from ui.router import ensure_router
@@ -29,6 +30,7 @@ from ui.state import (
 ensure_router()
 
 SMOOTHING_KEY, SMOOTHING_DEFAULT = "compare_smoothing", 0.6
+LIMITS_SHOWN = "compare_limits_shown"  # session key: id(runs) whose limits forced one redraw
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
 
 state = get_state()
@@ -144,7 +146,14 @@ def table(report: dict) -> None:
                    "features (classifier=logreg).")
 
 
-@st.fragment(run_every=TICK_S if state.compare.playing else None)
+def limits_pending() -> bool:
+    """True while the finished comparison's converged limits are still being computed."""
+    series = state.compare.series
+    return series is not None and series.first is not None and \
+        limits_view.pending(series.first.runs)
+
+
+@st.fragment(run_every=TICK_S if state.compare.playing or limits_pending() else None)
 def live() -> None:
     """One tick: advance the comparison, then draw the counter, curves, table and downloads."""
     if state.compare.playing:
@@ -163,12 +172,27 @@ def live() -> None:
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")
     comp = cv.shown(state)
+    limits = {}
+    if state.compare.summary is not None and comp is not None:
+        waiting = limits_view.pending(comp.runs)
+        limits = limits_view.ready(comp.runs)
+        limit_show.attach(state.compare.summary, limits)
+        if waiting:
+            st.caption("Computing each fixed-feature method's converged limit (engine/limits)…")
+        elif limits and st.session_state.get(LIMITS_SHOWN) != id(comp.runs):
+            st.session_state[LIMITS_SHOWN] = id(comp.runs)
+            st.rerun()  # the last limit is in: redraw the table and stop the timer
     if comp is not None and is_azl(comp.runs):
         live_panel(comp.runs, comp.cfg)
     elif comp is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
-        st.plotly_chart(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
-                        key="compare_curves", config={"displaylogo": False})
+        fig = limits_view.add_lines(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
+                                    limits, comp.cfg.T)
+        st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
+        if limits and not limits_pending():
+            st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "
+                       "decay solved to a certificate (duality gap or gradient norm ≤ 1e-4), "
+                       "beside its T-step curve.")
         if is_regression(comp.runs):
             st.caption("A regression world: each curve is the test MSE / Var(y) — 1 is no better "
                        "than predicting the mean, 0 is a perfect fit; lower is better.")

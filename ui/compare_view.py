@@ -15,6 +15,7 @@ from engine.reads import read_diff
 from engine.report import build_report, cell, rows_for, score_key
 from engine.run import DivergenceError
 from engine.seeds import SeedSeries
+from ui import limits_view
 from ui.state import CompareState, fmt_value, matching_preset
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
@@ -119,6 +120,7 @@ def advance(state, budget_s: float = TICK_BUDGET_S) -> None:
     else:
         if series.done:
             cs.summary, cs.playing = make_report(state), False
+            limits_view.start(series.first.runs)  # off the critical path: a thread
 
 
 def _fail(cs: CompareState, message: str) -> None:
@@ -195,6 +197,7 @@ def table_rows(entry: dict, seeds: int, rows=None) -> dict[str, str]:
     for key, title in rows or rows_for([entry]) or ACCURACY_ROWS:
         std = entry.get(key + "_std") if seeds > 1 else None
         col[f"{title} · ours"] = _cell(key, entry.get(key), std)
+        col.update(limits_view.cells(entry, key, title))  # the converged limit beside it
         if "paper" in entry:
             col[f"{title} · paper"] = _cell(key, entry["paper"].get(key))
             col[f"{title} · Δ (ours − paper)"] = _delta_cell(key, entry["diff"].get(key))
@@ -212,7 +215,7 @@ def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
         if not names:
             continue
         cols = {labels.get(m, m): table_rows(methods[m], seeds, rows) for m in names}
-        index = list(dict.fromkeys(r for c in cols.values() for r in c))
+        index = limits_view.order_rows(list(dict.fromkeys(r for c in cols.values() for r in c)))
         frame = pd.DataFrame(cols, index=index).fillna("—")
         out.append((title, frame))
     return out
@@ -263,7 +266,8 @@ def headlines(report: dict) -> list[tuple[str, str, str]]:
             ta, tb = methods[a].get(key), methods[b].get(key)
             if ta is not None and tb is not None:
                 out.append((label, *_gap(key, ta, tb, labels[a], labels[b])))
-    return out
+    best = limits_view.headline(methods, key, labels)  # once the converged limits are in
+    return out if best is None else [*out, best]
 
 
 def _gap(key: str, ta: float, tb: float, la: str, lb: str) -> tuple[str, str]:

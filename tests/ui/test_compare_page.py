@@ -41,6 +41,11 @@ def play_to_end(at: AppTest, max_ticks: int = 400) -> AppTest:
     return at
 
 
+def ours_rows(frame) -> list[str]:
+    """The table's rows without the converged limits' (they arrive after the run)."""
+    return [r for r in frame.index if "limit" not in r.lower()]
+
+
 def table_columns(at: AppTest) -> list[str]:
     return [c for df in at.dataframe for c in df.value.columns]
 
@@ -77,9 +82,10 @@ def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) ->
     # the live curves: one legend trace per method (smoothed by default), each over its raw
     # curve drawn faintly without a legend entry
     spec = json.loads(finished.get("plotly_chart")[0].proto.spec)
-    named = [t for t in spec["data"] if t.get("showlegend", True)]
+    curves = [t for t in spec["data"] if t.get("meta") != "converged limit"]
+    named = [t for t in curves if t.get("showlegend", True)]
     assert sorted(t["name"] for t in named) == sorted(LABELS[m] for m in METHODS)
-    assert len(spec["data"]) == 2 * len(METHODS)
+    assert len(curves) == 2 * len(METHODS)
 
 
 def test_report_download_matches_the_table(finished: AppTest) -> None:
@@ -238,7 +244,8 @@ def test_a_regression_world_compares_with_its_own_charts_and_table() -> None:
     assert state.compare.error is None and state.compare.summary is not None
     assert list(state.compare.summary["methods"]) == five
     frame = at.dataframe[0].value
-    assert list(frame.index) == ["Test err · ours", "c_F · ours", "c_G · ours"]
+    # (the converged limits' rows join once their background thread is done: engine/limits)
+    assert ours_rows(frame) == ["Test err · ours", "c_F · ours", "c_G · ours"]
     assert list(frame.columns) == ["3-layer ResNet", "3-layer FC", "2-layer", "NTK (2-layer)",
                                    "last layer (CK)"]
     assert float(frame.loc["Test err · ours", "3-layer FC"]) > 0
@@ -257,7 +264,7 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
     state = at.session_state["app"]
     assert state.compare.error is None and state.compare.summary is not None
     frame = at.dataframe[0].value
-    assert list(frame.index) == ["Train MSE/Var · ours", "Test MSE/Var · ours", "Coverage · ours"]
+    assert ours_rows(frame) == ["Train MSE/Var · ours", "Test MSE/Var · ours", "Coverage · ours"]
     report = state.compare.summary["methods"]
     shown = float(frame.loc["Test MSE/Var · ours", "Network"])
     assert shown == pytest.approx(report["network"]["test_mse_ratio"], abs=1e-3) and shown > 0
@@ -272,3 +279,34 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
         raw = np.frombuffer(base64.b64decode(raw["bdata"]), dtype=raw["dtype"])
     want = [s.extra["test_mse_ratio"] for s in state.compare.series.first.runs["network"].history]
     assert np.allclose(raw, want, rtol=1e-6)
+
+
+def test_limits_arrive_after_the_run_as_dashed_lines_and_table_rows() -> None:
+    """The converged limits come from a background thread once the run is done: the page keeps
+    ticking until they are in, then draws a dashed 'converged limit' line per fixed-feature
+    method (in its colour) and adds the limit and its certificate to the table."""
+    from ui import limits_view
+
+    at = play_to_end(open_compare({**TINY, "methods": "network,ntk,rf,one_step,two_step"}))
+    runs = at.session_state["app"].compare.series.first.runs
+    for _ in range(600):
+        if not limits_view.pending(runs):
+            break
+        at.run()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    dashed = {t["legendgroup"]: t for t in spec["data"] if t.get("meta") == "converged limit"}
+    assert sorted(dashed) == ["ntk", "one_step", "rf", "two_step"]
+    for method, trace in dashed.items():
+        assert trace["line"]["dash"] == "dash"
+        assert trace["line"]["color"] == next(t for t in spec["data"] if t.get("name") ==
+                                              LABELS[method])["line"]["color"]
+    frame = at.dataframe[0].value
+    report = at.session_state["app"].compare.summary
+    for method in dashed:
+        lim = report["methods"][method]["limit"]
+        assert lim["certificate"] <= 1e-4
+        shown = frame.loc["Test % · converged limit", LABELS[method]]
+        assert shown == f"{100 * lim['test_acc']:.1f}"
+    assert frame.loc["Test % · converged limit", "Network"] == "—"

@@ -1,0 +1,83 @@
+"""Every fixed-feature method at its limit: the readout its classifier stage trains (same loss,
+same decay, same intercept) solved to convergence with a certificate, beside the T-step value.
+
+limit_of(run) → {test_acc, train_acc | test_err, train_err | test_mse_ratio, …, certificate,
+certificate_kind, iterations, solver, seconds, converged, objective, form} or {refused: reason};
+None for a method that is not fixed-feature. Results are cached per (setting, seed, method)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import torch
+
+from ..regression import mse_ratio
+from . import hinge, smooth
+from .problem import Problem, Refusal
+from .sources import problem_of
+
+_CACHE: dict[tuple, dict] = {}
+CACHE_SIZE = 256
+
+
+def cache_key(run) -> tuple | None:
+    """(setting, seed, method) of a run: its world's config (which holds the seed) and method."""
+    world = getattr(run, "world", None)
+    cfg = getattr(world, "cfg", None)
+    if cfg is None or not hasattr(cfg, "to_dict"):
+        return None
+    return json.dumps(cfg.to_dict(), sort_keys=True, default=str), run.method
+
+
+def limit_of(run) -> dict | None:
+    """The converged limit of a finished (or frozen) fixed-feature run, cached."""
+    key = cache_key(run)
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        prob = problem_of(run)
+        if prob is None:
+            return None
+        out = ({"refused": prob.reason} if isinstance(prob, Refusal) else _solve(prob))
+    out["seconds"] = time.perf_counter() - t0
+    if key is not None:
+        if len(_CACHE) >= CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = out
+    return out
+
+
+SOLVERS = {"hinge": hinge.solve, "squared": smooth.ridge, "logistic": smooth.logistic}
+
+
+def _solve(prob: Problem) -> dict:
+    obj = prob.objective
+    res = SOLVERS[obj.loss](prob.train, prob.y_train, obj)
+    out = {"certificate": res["certificate"], "certificate_kind": res["certificate_kind"],
+           "iterations": res["iterations"], "converged": res["converged"],
+           "solver": res["detail"], "objective": obj.text(), **prob.notes}
+    if res.get("objective_value") is not None:
+        out["objective_value"] = res["objective_value"]  # P(w, c) at the solution
+    for split, op, y in (("train", prob.train, prob.y_train), ("test", prob.test, prob.y_test)):
+        pred = op.mv(res["w"])
+        if res["c"] is not None:
+            pred = pred + res["c"]
+        out.update(_score(prob, split, pred, y))
+    return out
+
+
+def _score(prob: Problem, split: str, pred: torch.Tensor, y: torch.Tensor) -> dict:
+    """{split_acc} (ties score ½), {split_err} (AZL) or {split_mse_ratio} (GFL regression)."""
+    if prob.metric == "err":
+        off = prob.offset[0 if split == "train" else 1] if prob.offset else 0.0
+        return {f"{split}_err": prob.score(pred + off, split)}
+    if prob.metric == "mse_ratio":
+        off = prob.offset[0 if split == "train" else 1] if prob.offset else 0.0
+        full = pred + off
+        truth = y if split == "test" or prob.offset is None else y + prob.offset[0]
+        return {f"{split}_mse_ratio": mse_ratio(full, truth)}
+    margin = y * pred
+    right = (margin > 0).to(pred.dtype) + 0.5 * (margin == 0).to(pred.dtype)
+    return {f"{split}_acc": float(right.mean())}

@@ -1,0 +1,70 @@
+"""The limits' building blocks on tiny problems: operators agree with their explicit matrices,
+the Gram embedding keeps inner products, and the hinge certificate is a real duality gap."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sklearn.svm import SVC
+
+from engine.limits import hinge, smooth
+from engine.limits.ops import Dense, FuncLinear, Tangent, kernel_embedding
+from engine.limits.problem import TOL, Objective
+
+DT = torch.float64
+
+
+def _gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def test_tangent_operator_matches_its_explicit_features():
+    g = _gen()
+    for bias in (True, False):
+        t = Tangent(torch.rand(9, 4, generator=g), torch.randn(9, 4, generator=g),
+                    torch.randn(9, 5, generator=g), kappa=2.0, fold=1.3, bias=bias)
+        x = t.dense().x
+        w, u = torch.randn(t.p, generator=g, dtype=DT), torch.randn(9, generator=g, dtype=DT)
+        assert torch.allclose(x @ w, t.mv(w)) and torch.allclose(x.T @ u, t.rmv(u))
+        assert torch.allclose(x @ x.T, t.gram(t))
+
+
+def test_func_linear_is_the_jacobian_of_a_linear_model():
+    g = _gen(1)
+    a, x = torch.randn(3, 4, generator=g, dtype=DT), torch.randn(6, 5, generator=g, dtype=DT)
+    op = FuncLinear(lambda w: (x @ w.T) @ a.T, [torch.Size((4, 5))], 6 * 3)
+    w = torch.randn(20, generator=g, dtype=DT)
+    assert torch.allclose(op.mv(w), ((x @ w.view(4, 5).T) @ a.T).reshape(-1))
+    u = torch.randn(18, generator=g, dtype=DT)
+    jac = torch.stack([op.mv(e) for e in torch.eye(20, dtype=DT)], 1)
+    assert torch.allclose(op.rmv(u), jac.T @ u)
+
+
+def test_kernel_embedding_keeps_inner_products():
+    g = _gen(2)
+    x, xt = torch.randn(8, 30, generator=g, dtype=DT), torch.randn(5, 30, generator=g, dtype=DT)
+    phi, phi_t = kernel_embedding(x @ x.T, xt @ x.T)
+    assert torch.allclose(phi.x @ phi.x.T, x @ x.T) and torch.allclose(phi_t.x @ phi.x.T, xt @ x.T)
+
+
+def test_hinge_limit_matches_libsvm_with_an_unregularised_intercept():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((300, 6))
+    y = np.sign(x[:, 0] - 0.5 * x[:, 1] + 0.8 + 0.7 * rng.standard_normal(300))
+    lam = 1e-3
+    res = hinge.solve(Dense(torch.tensor(x)), torch.tensor(y), Objective("hinge", lam, True))
+    assert res["converged"] and res["certificate"] <= TOL
+    clf = SVC(C=1 / (2 * lam * len(y)), kernel="linear", tol=1e-8).fit(x, y)
+    w, c = clf.coef_.ravel(), clf.intercept_[0]
+    ref = np.maximum(0, 1 - y * (x @ w + c)).mean() + lam * w @ w
+    # certified within TOL·P of the optimum, and libsvm's point is no better than that
+    assert res["objective_value"] <= ref * (1 + TOL)
+    assert ref >= res["objective_value"] * (1 - TOL)
+
+
+def test_ridge_certificate_is_the_relative_gradient_norm():
+    g = _gen(4)
+    x, y = torch.randn(50, 7, generator=g, dtype=DT), torch.randn(50, 2, generator=g, dtype=DT)
+    res = smooth.ridge(Dense(x), y, Objective("squared", 0.1, scale=0.5))
+    exact = torch.linalg.solve(x.T @ x / 50 + 0.2 * torch.eye(7, dtype=DT), x.T @ y / 50)
+    assert res["certificate"] <= TOL and torch.allclose(res["w"], exact)

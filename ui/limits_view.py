@@ -1,0 +1,136 @@
+"""Converged limits (engine/limits) on the pages: computed in a background thread once a
+comparison has finished, so no view waits for them; drawn as a dashed line per fixed-feature
+method in its colour ("converged limit") and added to the tables beside the T-step value."""
+
+from __future__ import annotations
+
+import atexit
+import threading
+
+import plotly.graph_objects as go
+
+from engine.limits import limit_of
+from engine.limits.problem import CANCEL
+from engine.methods import BY_NAME, LABELS
+from engine.report import cell
+
+KEYS = (("test_acc", "Test %"), ("test_err", "Test err"), ("test_mse_ratio", "Test MSE/Var"))
+_JOBS: dict[int, tuple] = {}  # id(runs) → (runs, thread, results); the runs keep the id unique
+KEEP = 8
+
+
+def start(runs: dict) -> None:
+    """Begin computing the limits of these finished runs (once; returns at once)."""
+    if id(runs) in _JOBS:
+        return
+    while len(_JOBS) >= KEEP:
+        _JOBS.pop(next(iter(_JOBS)))
+    results: dict = {}
+    thread = threading.Thread(target=_work, args=(runs, results), daemon=True,
+                              name="converged-limits")
+    _JOBS[id(runs)] = (runs, thread, results)
+    thread.start()
+
+
+@atexit.register
+def _stop() -> None:
+    """At exit: stop the solvers and wait for their threads (one still inside torch while the
+    interpreter shuts down aborts the process)."""
+    CANCEL.set()
+    for _, thread, _ in list(_JOBS.values()):
+        thread.join(timeout=30)
+
+
+def _work(runs: dict, results: dict) -> None:
+    for method, run in list(runs.items()):
+        try:
+            lim = limit_of(run)
+        except (RuntimeError, ValueError, MemoryError) as err:  # shown, never raised in a thread
+            lim = {"refused": f"{type(err).__name__}: {err}"}
+        if lim is not None:
+            results[method] = lim
+
+
+def ready(runs: dict) -> dict:
+    """method → limit of those computed so far (empty before start)."""
+    job = _JOBS.get(id(runs))
+    return {} if job is None or job[0] is not runs else dict(job[2])
+
+
+def pending(runs: dict) -> bool:
+    """True while the background thread for these runs still works."""
+    job = _JOBS.get(id(runs))
+    return job is not None and job[0] is runs and job[1].is_alive()
+
+
+def value(lim: dict) -> tuple[str, float] | None:
+    """(key, number) a limit is drawn at: test accuracy, AZL's test error or MSE / Var(y)."""
+    for key, _ in KEYS:
+        if lim.get(key) is not None:
+            return key, lim[key]
+    return None
+
+
+def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
+    """A dashed horizontal line per limit, in the method's colour, labelled 'converged limit'."""
+    for method, lim in limits.items():
+        got = value(lim)
+        if got is None:
+            continue
+        info = BY_NAME.get(method)
+        color = info.color if info is not None else "#777777"
+        label = LABELS.get(method, method)
+        fig.add_trace(go.Scatter(
+            x=[0, max(T, 2)], y=[got[1], got[1]], mode="lines+text",
+            line={"color": color, "dash": "dash", "width": 1.5},
+            name=f"{label}: converged limit", legendgroup=method, meta="converged limit",
+            text=["", f"{label} converged limit"], textposition="top left",
+            textfont={"color": color, "size": 11},
+            hovertemplate=f"{label} converged limit: %{{y:.4g}}<extra></extra>"))
+    return fig
+
+
+def cells(entry: dict, key: str, title: str) -> dict[str, str]:
+    """The limit's table cells for one method: its value and certificate (or why none)."""
+    lim = entry.get("limit")
+    if not lim:
+        return {}
+    if lim.get("refused"):
+        return {f"{title} · converged limit": "refused", "Limit certificate": lim["refused"]}
+    if lim.get(key) is None:
+        return {}
+    mark = "" if lim.get("converged") else " (not converged)"
+    return {f"{title} · converged limit": cell(key, lim[key]),
+            "Limit certificate": f"{lim['certificate']:.0e} {lim['certificate_kind']}{mark}"}
+
+
+def headline(methods: dict, key: str, labels: dict | None = None) -> tuple[str, str, str] | None:
+    """('Network − best limit', gap, detail): the network against the best converged limit of
+    any fixed-feature method (accuracy, or MSE / Var(y) where lower is better); labels: the
+    procedure's names for its methods."""
+    labels = LABELS if labels is None else labels
+    net = methods.get("network", {}).get(key)
+    lims = {m: e["limit"][key] for m, e in methods.items()
+            if e.get("limit") and e["limit"].get(key) is not None}
+    if net is None or not lims or key not in ("test_acc", "test_mse_ratio"):
+        return None
+    pick = min if key == "test_mse_ratio" else max
+    best = pick(lims, key=lims.get)
+    label = f"{labels.get(best, best)} converged limit"
+    if key == "test_mse_ratio":
+        return ("Network − best limit", f"{net - lims[best]:+.3f} MSE/Var",
+                f"test MSE / Var(y) {net:.3f} (Network) vs {lims[best]:.3f} ({label})")
+    return ("Network − best limit", f"{100 * (net - lims[best]):+.1f} points",
+            f"test accuracy {100 * net:.1f} % (Network) vs {100 * lims[best]:.1f} % ({label}), "
+            "the best fixed-feature readout trained to convergence")
+
+
+def order_rows(index: list[str]) -> list[str]:
+    """Table rows with each '… · converged limit' right after its '… · ours' row and the
+    certificate last."""
+    limit_rows = [r for r in index if r.endswith(" · converged limit")]
+    out = [r for r in index if r not in limit_rows and r != "Limit certificate"]
+    for row in limit_rows:
+        ours = row.replace(" · converged limit", " · ours")
+        out.insert(out.index(ours) + 1 if ours in out else len(out), row)
+    return out + (["Limit certificate"] if "Limit certificate" in index else [])
