@@ -1,0 +1,69 @@
+"""The guard's share of the hub: how much memory it may hold, and a clear refusal when full.
+
+The hub holds every run's frames (in this process) and, with local workers, the runs being
+computed (in the workers, each about its engine.guard estimate) and the workers themselves.
+On Ray the runs live on the cluster, so only the frames count here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import guard
+from ..config import Config, ConfigError
+
+LIMIT = "FEX_HUB_MEMORY_MB"
+DEFAULT_MB = 2560.0  # a 4 GB host: the web process (~300 MB) and some room beside the hub
+MAX_WORKERS = 64
+
+
+def workers_setting(cores: int | None = None) -> int:
+    """FEX_WORKERS, or the machine's cores (one torch thread per worker)."""
+    raw = os.environ.get("FEX_WORKERS", "").strip()
+    if not raw:
+        return max(1, min(MAX_WORKERS, cores or os.cpu_count() or 1))
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_WORKERS:
+        raise ConfigError("FEX_WORKERS", raw, f"a whole number from 1 to {MAX_WORKERS} "
+                                              "(server setting)")
+    return int(raw)
+
+
+class Budget:
+    """FEX_HUB_MEMORY_MB and what counts against it."""
+
+    def cap(self) -> float:
+        raw = os.environ.get(LIMIT, "").strip()
+        if not raw:
+            return DEFAULT_MB
+        try:
+            value = float(raw)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value < float("inf"):
+            raise ConfigError(LIMIT, raw, "a positive number of MB (server setting)")
+        return value
+
+    @staticmethod
+    def executor() -> str:
+        return "ray" if os.environ.get("FEX_RAY_ADDRESS", "").strip() else "local"
+
+    @staticmethod
+    def counts_runs(pool) -> bool:
+        """Whether runs being computed use this machine's memory (local workers)."""
+        return pool.executor == "local"
+
+    def fixed_mb(self, pool) -> float:
+        """The worker processes themselves (an interpreter with torch each)."""
+        return pool.size * guard.WORKER_MB if self.counts_runs(pool) else 0.0
+
+    def admit(self, cfg: Config, est: guard.Estimate, cost: float, used: float) -> None:
+        """ResourceError naming the setting to reduce when a new run does not fit."""
+        cap = self.cap()
+        if used + cost <= cap:
+            return
+        name = guard._largest_knob(cfg, est)  # the same knob the per-run refusal names
+        raise guard.ResourceError(
+            name, getattr(cfg, name),
+            f"a run the server already holds, or a smaller setting, or again in a minute: the "
+            f"server is full (its runs and frames hold about {used:.0f} MB, this run needs "
+            f"{cost:.0f} MB more, {cap:g} MB allowed by {LIMIT})")
