@@ -21,6 +21,7 @@ from .hub import FIRST, Hub
 from .key import canonical, code_version, run_key
 from .local import LocalPool
 from .metrics import prometheus
+from .ray_pool import RayPool
 from .slot import FACTORY
 from .store import cache_dir
 
@@ -35,9 +36,7 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
     count = workers or workers_setting()  # a bad FEX_WORKERS is refused before any run
 
     def make_pool(deliver, crashed):
-        if address is not None:
-            from .ray_pool import RayPool  # Ray is optional: imported only where used
-
+        if address is not None:  # Ray itself is imported only here (an optional dependency)
             return RayPool(address, factory, deliver, crashed)
         return LocalPool(count, factory, deliver, crashed)
 

@@ -16,6 +16,8 @@ import threading
 from collections import deque
 from multiprocessing.connection import wait
 
+import torch
+
 from .slot import CHUNK_S, Slot
 
 IDLE_POLL_S = 1.0  # an idle worker checks this often that the server still lives
@@ -32,9 +34,7 @@ def _die_with_parent() -> None:
 def worker_main(conn, busy, factory: str, parent: int) -> None:
     """A worker's loop: take commands, give each run with work a turn, send what it made."""
     _die_with_parent()
-    import torch  # the engine's runs use one thread each: the pool is sized to the cores
-
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # one thread per run: the pool is sized to the cores
     slots: dict[str, Slot] = {}
     order: deque[str] = deque()
     while os.getppid() == parent:

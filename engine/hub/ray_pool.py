@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import torch
+
 from ..sweep.executors import connect
 from .slot import CHUNK_S, Slot
 
@@ -14,9 +16,7 @@ class RunActor:
     """One run on the cluster (a Ray actor: its state stays between turns)."""
 
     def __init__(self, key: str, settings: dict, until: int, have: int, factory: str):
-        import torch  # on the cluster's worker: one thread per run, as locally
-
-        torch.set_num_threads(1)
+        torch.set_num_threads(1)  # on the cluster's worker: one thread per run, as locally
         self.slot = Slot(key, settings, until, have, factory)
 
     def turn(self, until: int) -> tuple[list, bool]:
