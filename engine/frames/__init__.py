@@ -1,0 +1,7 @@
+"""Explore's frames, made in the engine: FrameStream (one run's frames, the frame contract),
+the Frame record and its browser packing. Never imports streamlit or ui/."""
+
+from .frame import Frame, pack
+from .stream import FRAMES, FrameStream
+
+__all__ = ["FRAMES", "Frame", "FrameStream", "pack"]

@@ -1,0 +1,76 @@
+"""Frames of the AZL world's Explore run (engine/azl/explore.py): the ResNet's first layer with
+the 32 pair stars, one colour and one count per pair, every method's test error, c_F, c_G."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..report import clean
+from .base import Maker, extra
+from .frame import rounded
+
+# one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
+COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
+          "last_layer": "#D55E00"}
+THRESHOLD_TEXT = "above this line G is not learned at all"
+COUNT_NOTE = "counts: neurons with cos(w_i, a star of the pair) > 0.9"
+SOURCE = ("A 3-layer ResNet learns F, then G(F), where shallower and fixed-feature models do "
+          "not (Allen-Zhu & Li 2019). Press Play, watch the first layer.")
+PROBES = (
+    "Measured after every step, for all five methods trained side by side on the same data, "
+    "initialisation and mini-batches: the test error E‖out − y‖² and the projections c_F = "
+    "mean_r E[out_r F_r] and c_G = mean_r E[out_r G_r]/α on 1 024 fixed test points (the whole "
+    "test set at the last step). The map is the 3-layer ResNet's first layer W: classical MDS "
+    "on the cosine distance of its rows and the 32 pair stars ±(e_{2r−1} ± e_{2r})/√2, one "
+    "colour per pair r; a count is the neurons within cos 0.9 of one of that pair's four "
+    "stars. Pair purity = mean over neurons of max_r (w²_{2r−1} + w²_{2r}) / ‖w‖²; V's share = "
+    "the share of ‖V‖² on out₁…out₄, the coordinates G reads (docs/azl.md).")
+AZL_KEYS = (("cf", "c_F"), ("cg", "c_G"), ("purity", "pair_purity"), ("vsup", "v_support"))
+
+
+class AZLFrames(Maker):
+    """The ResNet's run with the other methods beside it (engine.azl.explore.ExploreRun)."""
+
+    source = SOURCE
+
+    def __init__(self, run, world):
+        super().__init__(run, world)
+        self.groups = [(name, rows, r) for r, (name, rows) in enumerate(run.pair_marks())]
+
+    def map(self, snap) -> tuple[np.ndarray, np.ndarray, dict]:
+        """The ResNet's first-layer rows and every pair's stars, cosine MDS aligned."""
+        w = np.asarray(self.run.first_layer(), dtype=np.float64)
+        emb = self.aligned_mds(np.vstack([w, *[r for _, r, _ in self.groups]]))
+        out, at = {}, len(w)
+        for name, r, _ in self.groups:
+            out[name], at = emb[at:at + len(r)], at + len(r)
+        return emb[:len(w)], snap.cos, out
+
+    def counts(self, snap) -> list[int]:
+        """The snapshot's neurons on each pair's stars."""
+        return [int(c) for c in extra(snap)["pair_counts"]]
+
+    def more_curves(self, snap) -> dict:
+        """Every method's test error (the ResNet first), c_F, c_G, purity, V's share."""
+        e = extra(snap)
+        return {"errs": [rounded(v) for v in self.run.test_errors(snap)],
+                **{col: rounded(e[key]) for col, key in AZL_KEYS}}
+
+    def meta(self, first) -> dict:
+        cfg = self.run.world.cfg
+        azl = {"threshold": cfg.threshold, "threshold_text": THRESHOLD_TEXT,
+               "methods": [{"name": name, "colour": COLORS[m]}
+                           for m, name in self.run.labels.items()],
+               "count_note": COUNT_NOTE}
+        return {**super().meta(first), "score": "azl", "azl": azl}
+
+    def narrate(self, i: int) -> str:
+        """The run's own narration, its head ("step 120 · 3-layer ResNet") in bold."""
+        head, _, rest = self.run.narration(self.run.history[i]).partition(": ")
+        return f"**{head[:1].upper()}{head[1:]}:** {rest}"
+
+    def probes(self) -> str:
+        return PROBES
+
+    def step_sizes(self) -> dict:
+        return {"note": self.run.step_sizes_note, "rows": clean(self.run.step_sizes())}

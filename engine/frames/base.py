@@ -1,0 +1,134 @@
+"""What every run type's frame maker shares: the curves of a snapshot, its signs, its row."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import mds
+from ..evaluate import PROBE_SAMPLES, star_counts
+from ..report import _schedule, clean
+from .frame import Frame, rounded
+
+MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
+
+
+def extra(snap) -> dict:
+    """The snapshot's procedure numbers (the engine's own Snapshot has none)."""
+    return getattr(snap, "extra", None) or {}
+
+
+def regression(snap) -> bool:
+    """Whether the run reports test MSE / Var(y) instead of an accuracy."""
+    return MSE_KEY in extra(snap)
+
+
+def scores(snap) -> tuple[float, float]:
+    """(train, test) of the chart: accuracy, or MSE / Var(y) for a regression world."""
+    if regression(snap):
+        e = extra(snap)
+        return float(e.get("train_mse_ratio", math.nan)), float(e[MSE_KEY])
+    return float(snap.train_acc), float(snap.test_acc)
+
+
+def zero_gradient(snap) -> bool:
+    """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
+    only: the GFL procedure's and the AZL world's snapshots carry their own probes instead)."""
+    own = "coverage" in extra(snap) or "c_G" in extra(snap)  # a procedure's own probes
+    return bool(snap.step > 0 and not snap.grad and not own)
+
+
+def grad_share(grad: dict) -> float | None:
+    """‖relevant‖ / (‖relevant‖ + ‖background‖) of the step's gradient, or None without one."""
+    rel, bg = grad.get("grad_rel"), grad.get("grad_bg")
+    if rel is None or bg is None or not math.isfinite(rel + bg) or rel + bg <= 0:
+        return None
+    return float(rel / (rel + bg))
+
+
+def signs(snap, n: int) -> np.ndarray:
+    """The sign of each neuron's output weight a_i as int8; all + where the neurons have no
+    single output weight (the AZL world: A is k×m)."""
+    a = np.ones(n) if snap.a is None else np.asarray(snap.a)
+    return np.where(a >= 0, 1, -1).astype(np.int8)
+
+
+class Maker:
+    """Frames of one run, made right after each step (so a map is drawn from that step's own
+    weights); a run type's module overrides the map, the counts, its curves and its words."""
+
+    source = ("A two-layer network learns features from structured inputs (Shi, Wei & Liang, "
+              "ICLR 2022). Move a setting, press Play, watch the neurons.")
+
+    groups: list | None = None  # (name, star rows, colour group) per labelled star group
+
+    def __init__(self, run, world):
+        self.run, self.world = run, world
+        self.truth = bool(world.ds.has_truth)
+        self._prev: np.ndarray | None = None  # the last MDS map, the next one is aligned to it
+
+    def aligned_mds(self, rows: np.ndarray) -> np.ndarray:
+        """Cosine MDS of the rows, rotated onto the previous frame's map."""
+        with mds.single_thread_blas():
+            emb = mds.align(mds.classical(rows), self._prev)
+        self._prev = emb
+        return emb
+
+    def frame(self, i: int) -> Frame:
+        """The frame of history index i (the newest: the run's weights are its own)."""
+        snap = self.run.history[i]
+        points, cos, marks = self.map(snap)
+        train, test = scores(snap)
+        frac = float(snap.frac_aligned)
+        plus, minus = star_counts(snap.cos) if self.truth else (0, 0)
+        curves = {"train": rounded(train), "test": rounded(test),
+                  "cosmax": round(float(snap.cos_max), 5),
+                  "frac": round(frac, 5) if math.isfinite(frac) else None,
+                  "share": grad_share(snap.grad) if self.truth else None,
+                  "zero": zero_gradient(snap), "plus": plus, "minus": minus,
+                  "cover": extra(snap).get("coverage"), "rel": extra(snap).get("relevant_share"),
+                  **self.more_curves(snap)}
+        return Frame(snap.step, snap.stage, points, cos, signs(snap, len(cos)), marks,
+                     self.counts(snap), curves, self.narrate(i), clean(snap.scalars()),
+                     clean(self.run.summary()))
+
+    def more_curves(self, snap) -> dict:
+        """Curves of this run type besides the common ones."""
+        return {}
+
+    def counts(self, snap) -> list[int] | None:
+        """Neurons on each star group; None for a run without star groups."""
+        return None
+
+    def meta(self, first: Frame) -> dict:
+        """What stays fixed over a run besides the marks (the map's marks come from `first`)."""
+        return {"T": self.run.T, "neurons": len(first.cos), "truth": self.truth,
+                "gfl": False, "plane": None, "azl": None,
+                "score": "mse" if regression(self.run.history[0]) else "acc"}
+
+    def about(self) -> dict:
+        """Explore's words around the player: credit, what is measured, step sizes, report."""
+        return {"source": self.source, "probes": self.probes(),
+                "step_sizes": self.step_sizes(),
+                "report": clean({"config": self.world.cfg.to_dict(),
+                                 "schedule": _schedule({"network": self.run}),
+                                 "device": str(self.world.device)})}
+
+    def probes(self) -> str:
+        """What is measured every step, and on which samples."""
+        cfg = self.world.cfg
+        n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
+        return (f"Measured after every step: train and test accuracy and hinge loss on fixed "
+                f"samples of {n_tr:,} training and {n_te:,} test points (drawn once from the "
+                f"seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, 2 and "
+                f"T); the cosine of every one of the {2 * cfg.m} neurons with Σ_A M, the "
+                "relevant/background split of the loss gradient (root mean square over "
+                "neurons), and the MDS map (classical MDS on cosine distance, rotated onto the "
+                "previous frame so points do not jump).")
+
+    def step_sizes(self) -> dict:
+        """The step-size table: its note and rows (the schedule's, for the engine's Run)."""
+        return {"note": "What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
+                        "the classifier stage's rule); the same numbers are in the JSON report.",
+                "rows": clean(self.world.schedule.rows())}

@@ -1,0 +1,73 @@
+"""Frames of Shi's Algorithm 1 (engine/gfl): the map with a star per feature direction, each
+group in its colour with its count, drawn in the truth's plane for a subspace world."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..gfl.probes import layer_probes, plane_basis, plane_map
+from ..report import clean
+from .base import Maker
+from .narrate import gfl_text
+
+STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's calibration "
+             "rule, then the classifier stage's rule. A value that a step sets (η⁽¹⁾, SGD's L) "
+             "shows once that step is taken.")
+PLANE = {"title": "Map in the relevant plane span(u₁, u₂): neuron directions projected",
+         "x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
+SOURCE = ("Shi's gradient feature learning (dissertation ch. 3, Algorithm 1): one gradient step "
+          "from a symmetric start finds the feature directions. Press Play, watch the neurons.")
+
+
+def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
+    """(name, rows) of each direction's stars: D_j for a cluster centre (−D_j, where it is a
+    centre, is a direction of its own), ±D_j for a feature or a subspace direction."""
+    out = []
+    for j, v in enumerate(dirs.vectors):
+        both = dirs.kind != "centre"
+        out.append((f"{'±' if both else ''}D{j + 1}", np.vstack([v, -v]) if both else v[None]))
+    return out
+
+
+class GFLFrames(Maker):
+    """Algorithm 1's run: the directions D_j as star groups, their counts, its own probes."""
+
+    source = SOURCE
+
+    def __init__(self, run, world):
+        super().__init__(run, world)
+        self.dirs = run.prep.dirs
+        marks = direction_marks(self.dirs)
+        self.groups = [(name, rows, g) for (name, rows), g in
+                       zip(marks, self.dirs.groups, strict=True)]
+        self.basis = plane_basis(self.dirs)
+
+    def weights(self) -> np.ndarray:
+        """The learner's current first layer (4m×d)."""
+        return self.run.learner.weights().detach().float().cpu().numpy()
+
+    def map(self, snap) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Neurons and each direction's stars: a subspace truth's own plane (fixed axes u₁,
+        u₂), else cosine MDS aligned to the previous frame."""
+        w = np.asarray(self.weights(), dtype=np.float64)
+        self._w = w
+        rows = np.vstack([w, *[r for _, r, _ in self.groups]])
+        emb = plane_map(rows, self.basis) if self.basis is not None else self.aligned_mds(rows)
+        out, at = {}, len(w)
+        for name, r, _ in self.groups:
+            out[name], at = emb[at:at + len(r)], at + len(r)
+        return emb[:len(w)], snap.cos, out
+
+    def counts(self, snap) -> list[int]:
+        """Neurons within cos 0.9 of each direction's stars (the probes' rule)."""
+        return [int(c) for c in layer_probes(self._w, self.dirs)["nice"]]
+
+    def meta(self, first) -> dict:
+        return {**super().meta(first), "gfl": True,
+                "plane": PLANE if self.basis is not None else None}
+
+    def narrate(self, i: int) -> str:
+        return gfl_text(self.run.history[i])
+
+    def step_sizes(self) -> dict:
+        return {"note": STEP_NOTE, "rows": clean(self.run.step_sizes())}

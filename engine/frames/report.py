@@ -1,0 +1,34 @@
+"""The Explore downloads from a stream's meta() and frames() alone (no run object): the metrics
+CSV and the JSON report in the CLI's schema (engine.report)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ..report import SCHEMA_VERSION, aggregate, clean, with_paper
+
+
+def history_csv(rows: list[dict], method: str = "network") -> str:
+    """The per-step rows as engine.report.history_csv writes them (a `method` column first)."""
+    rows = [{"method": method, **row} for row in rows]
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def build_report(meta: dict, frames: dict, timing: dict, preset=None) -> dict:
+    """engine.report.build_report's dict for the stream's one network run, from its meta and
+    its packed frames (their `rows` and the last `summary`)."""
+    head = meta["report"]
+    methods = with_paper(aggregate([{"network": frames["summary"][-1]}]),
+                         preset.paper if preset else None)
+    return clean({"schema": SCHEMA_VERSION, "preset": preset.name if preset else None,
+                  "config": head["config"], "schedule": head["schedule"], "seeds": 1,
+                  "methods": methods, "history": {"network": frames["rows"]},
+                  "timing": timing, "device": head["device"]})

@@ -1,0 +1,104 @@
+"""FrameStream: one Explore run's frames, made in the engine (the frame contract)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import numpy as np
+
+from .. import scenarios
+from ..config import Config, ConfigError
+from ..methods import make_run
+from ..procedures import procedure_of
+from ..run import DivergenceError
+from ..worlds import build_world
+from .azl import AZLFrames
+from .frame import Frame, pack
+from .gfl import GFLFrames
+from .paper import PaperFrames
+
+# The one place a run type's frame maker is chosen, by the procedure's name (to move into each
+# procedure's registry record as its `frame=`).
+FRAMES = {"shi2022": PaperFrames, "fcb2022": PaperFrames, "gfl": GFLFrames,
+          "resnet3": AZLFrames}
+MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
+# Okabe–Ito, one per direction group (the neurons' own cosine scale stays blue-to-grey)
+DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
+                     "#0072B2", "#000000")
+
+
+def check_outputs(cfg: Config, world) -> None:
+    """ConfigError unless the world's target is one ±1 label or the world has its own Explore
+    run (the engine's network and the player read one label)."""
+    y = world.ds.y_train
+    outputs = y.shape[1] if y.ndim > 1 else 1
+    if outputs > 1 and scenarios.world(cfg).explore_run is None:
+        raise ConfigError("scenario", cfg.scenario,
+                          f"a world with one ±1 label in Explore's live view; this world's "
+                          f"target has {outputs} outputs. Open its preset in Compare, or train "
+                          f"it with `python -m engine run --preset …` (docs/azl.md)")
+
+
+class FrameStream:
+    """One Explore run's frames, made in the engine."""
+
+    def __init__(self, cfg: Config, device: str = "cpu"):
+        maker = FRAMES[procedure_of(cfg).name]  # ConfigError for a procedure the world lacks
+        self.world = build_world(cfg, device)
+        check_outputs(cfg, self.world)
+        self.cfg, self.T, self.error = cfg, cfg.T, ""
+        self.run = scenarios.explore_run(self.world) or make_run("network", self.world)
+        self.T = self.run.T
+        self.id = uuid.uuid4().hex[:12]  # the player's run id: a new stream, a new player
+        self._maker = maker(self.run, self.world)
+        self._frames: list[Frame] = [self._maker.frame(0)]
+
+    @property
+    def done(self) -> bool:
+        """Every step taken, or stopped by an error."""
+        return bool(self.error) or self.run.done
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def advance(self, budget_s: float | None = None, until: int | None = None) -> int:
+        """Take steps until `until` frames exist, the budget is spent or the run is done;
+        returns the steps taken (a divergence stops the run and sets `error`)."""
+        t0, taken = time.perf_counter(), 0
+        while not self.done and (until is None or len(self._frames) < until):
+            try:
+                self.run.step()
+            except DivergenceError as err:
+                self.error = str(err)
+                break
+            self._frames.append(self._maker.frame(len(self.run.history) - 1))
+            taken += 1
+            if budget_s is not None and time.perf_counter() - t0 > budget_s:
+                break
+        return taken
+
+    def meta(self) -> dict:
+        """JSON-able: the player's meta (sizes, marks, chart spec) and Explore's words around
+        it (credit, what is measured, step-size table, the report's fixed part)."""
+        first, maker = self._frames[0], self._maker
+        rows = [{"name": name, "rows": len(np.atleast_2d(xy)),
+                 "style": MARK_STYLES.get(name, ("dot", 0))[0],
+                 "count": MARK_STYLES.get(name, ("dot", 0))[1]}
+                for name, xy in first.marks.items()]
+        groups = maker.groups
+        if groups is not None:  # a star per direction or pair, in its group's colour
+            rows = [{**r, "style": "star", "slot": j, "colour": DIRECTION_COLOURS[g % 8]}
+                    for j, (r, (_, _, g)) in enumerate(zip(rows, groups, strict=True))]
+        base = maker.meta(first)
+        return {"run": self.id, **base, "points": base["neurons"] + sum(r["rows"] for r in rows),
+                "marks": rows, **maker.about()}
+
+    def frames(self, start: int, stop: int) -> dict:
+        """JSON-able packed batch of frames start..stop-1 (clamped to those made)."""
+        start, stop = max(0, start), min(stop, len(self._frames))
+        return pack(self._frames[start:max(start, stop)])
+
+    def frame(self, i: int) -> Frame:
+        """The Frame record of step index i."""
+        return self._frames[i]

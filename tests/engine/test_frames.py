@@ -1,0 +1,125 @@
+"""FrameStream (engine/frames): the frame contract on tiny settings of each run type, and the
+numbers its frames agreed on with the old UI code (tests/engine/test_frames_vs_old_ui.py)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from engine.config import ConfigError
+from engine.frames import FRAMES, FrameStream
+from engine.frames.report import build_report, history_csv
+from engine.procedures import REGISTRY
+from engine.report import build_report as run_report
+from engine.report import history_csv as run_csv
+from tests.engine.frames_settings import SETTINGS
+
+# per setting after its T steps: the first neuron's and the last star's map position, the
+# last frame's per-group counts, its (+, −) star counts, test score (AZL: the ResNet's test
+# error) and the narration's start; the old ui/playback.pack gave the same on the same seed
+NUMBERS = {
+    "paper": ((0.866, -0.5), (-0.965, 0.262), None, [20, 20], 0.514,
+              "<b>Classifier stage, step 6</b> (t &gt; 2): test accuracy 51 %, train 52 %; 100 %"),
+    "paper-mog": ((0.003, 0.146), (0.359, -0.001), None, [0, 0], 0.5125,
+                  "<b>Step 6</b> (classifier): test accuracy 51 %, train 48 %. This data has"),
+    "fcb-xor": ((0.264, -0.939), (-0.819, -0.073), None, [0, 0], 0.8533,
+                "<b>Step 6</b> (gradient descent): test accuracy 85 %, train 82 %."),
+    "gfl-xor": ((-0.137, -0.293), (0.141, 0.351), [3, 3, 2, 2], [0, 0], 0.474,
+                "<b>Step 6</b> (classifier stage): coverage 0.94 — every feature direction"),
+    "gfl-mog": ((0.403, -0.838), (0.63, -0.405), [2, 3, 0, 2, 0, 4], [0, 0], 0.998,
+                "<b>Step 6</b> (classifier stage): coverage 0.88 — every feature direction"),
+    "gfl-multi-index": ((0.529, 0.266), (0.0, -1.0), [0, 0], [0, 0], 2.8525,
+                        "<b>Step 6</b> (classifier stage): coverage 0.66 — every feature"),
+    "azl": ((-0.716, 0.189), (-0.312, -0.206), [2, 2, 0, 0, 0, 1, 1, 0], [0, 0], 6.2691,
+            "<b>Step 40 · 3-layer ResNet:</b> F not yet (c_F 0.33) — G not yet (c_G -0.02)"),
+}
+
+
+@pytest.fixture(scope="module")
+def played() -> dict:
+    """Every setting's stream after all its steps."""
+    out = {}
+    for name, cfg in SETTINGS.items():
+        stream = FrameStream(cfg)
+        stream.advance()
+        out[name] = stream
+    return out
+
+
+def positions(stream: FrameStream, packed: dict) -> np.ndarray:
+    """The packed map positions, frames × points × 2, in map units."""
+    pos = np.frombuffer(base64.b64decode(packed["pos"]), "<i2")
+    pos = pos.reshape(len(packed["step"]), stream.meta()["points"], 2) / 32767
+    return pos * np.asarray(packed["scale"])[:, None, None]
+
+
+@pytest.mark.parametrize("name", list(NUMBERS))
+def test_frames_keep_the_numbers_the_old_ui_showed(played: dict, name: str) -> None:
+    stream = played[name]
+    first, star, counts, pm, score, text = NUMBERS[name]
+    packed = stream.frames(0, len(stream))
+    assert len(stream) == stream.T + 1 and stream.done and not stream.error
+    last = positions(stream, packed)[-1]
+    assert last[0] == pytest.approx(first, abs=2e-3) and last[-1] == pytest.approx(star, abs=2e-3)
+    assert packed["counts"][-1] == counts and [packed["plus"][-1], packed["minus"][-1]] == pm
+    test = packed["errs"][-1][0] if name == "azl" else packed["test"][-1]
+    assert test == pytest.approx(score, abs=1e-4)
+    assert packed["text"][-1].startswith(text)
+
+
+@pytest.mark.parametrize("name", list(SETTINGS))
+def test_meta_and_frames_are_json_and_the_same_seed_gives_the_same_frames(played: dict,
+                                                                         name: str) -> None:
+    stream, again = played[name], FrameStream(SETTINGS[name])
+    again.advance()
+    one, two = stream.frames(0, len(stream)), again.frames(0, len(again))
+    json.dumps(stream.meta(), allow_nan=False)
+    json.dumps(one, allow_nan=False)
+    for key in one:
+        if key not in ("rows", "summary"):  # the rows hold each step's wall-clock time
+            assert one[key] == two[key], key
+    meta = {k: v for k, v in stream.meta().items() if k != "run"}
+    assert meta == {k: v for k, v in again.meta().items() if k != "run"}
+    assert stream.meta()["run"] != again.meta()["run"]  # a new stream is a new player run
+
+
+def test_advance_stops_at_until_and_at_the_budget() -> None:
+    stream = FrameStream(SETTINGS["paper"])
+    assert len(stream) == 1 and not stream.done and stream.advance(until=1) == 0
+    assert stream.advance(until=3) == 2 and len(stream) == 3
+    assert stream.advance(budget_s=0.0) == 1  # a spent budget still takes one step
+    assert stream.frames(0, 99)["step"] == [0, 1, 2, 3]  # clamped to the frames made
+    assert stream.frames(5, 9)["step"] == []
+    assert stream.advance() == stream.T - 3 and stream.done and stream.advance() == 0
+
+
+def test_a_divergence_stops_the_stream_with_one_line() -> None:
+    stream = FrameStream(SETTINGS["paper"])
+    stream.advance(until=2)
+    stream.run.params.a.fill_(float("nan"))  # poison the weights: the next step must stop
+    assert stream.advance() == 0
+    assert stream.done and "diverged" in stream.error and "\n" not in stream.error
+    assert len(stream) == 2
+
+
+def test_a_procedure_the_world_lacks_is_refused_naming_the_field() -> None:
+    with pytest.raises(ConfigError, match="^procedure="):
+        FrameStream(SETTINGS["paper"].replace(procedure="resnet3"))
+
+
+def test_every_procedure_has_one_frame_maker() -> None:
+    assert set(FRAMES) == {p.name for p in REGISTRY}
+
+
+@pytest.mark.parametrize("name", ["paper", "gfl-xor", "azl"])
+def test_downloads_from_meta_and_frames_equal_the_run_reports(played: dict, name: str) -> None:
+    stream = played[name]
+    meta, packed = stream.meta(), stream.frames(0, len(stream))
+    assert history_csv(packed["rows"]) == run_csv({"network": stream.run})
+    timing = {"setup_s": 1.0, "train_s": 2.0}
+    mine = build_report(meta, packed, timing)
+    theirs = run_report(stream.cfg, {"network": stream.run}, str(stream.world.device), timing)
+    assert json.dumps(mine, sort_keys=True) == json.dumps(theirs, sort_keys=True)
