@@ -10,6 +10,7 @@ from . import guard, scenarios
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
+from .hub import warm as hub_warm
 from .methods import DEFAULT_METHODS, NAMES
 from .procedures import check_methods, procedure_of
 from .reads import refuse_unread
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="write the JSON report here")
     r.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep_cli.add_parser(sub)
+    hub_warm.add_parser(sub)
     return p
 
 
@@ -212,6 +214,8 @@ def _dispatch(args) -> int:
             return cmd_settings()
         if args.command == "sweep":
             return sweep_cli.cmd_sweep(args)
+        if args.command == "warm":
+            return hub_warm.cmd_warm(args, parse_settings, parse_seed_count)
         return cmd_run(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -76,6 +76,7 @@ def save(folder: Path, run: HubRun) -> Path:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fex-", suffix=".tmp")
     with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
         out.write(json.dumps(body, separators=(",", ":")).encode())
+    os.chmod(tmp, 0o644)  # the server may run as another user than `engine warm`
     path = folder / f"{run.key}.json.gz"
     os.replace(tmp, path)
     return path
