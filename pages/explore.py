@@ -1,8 +1,10 @@
-"""Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
+"""Explore: one network trains live; watch its neurons travel to their features. Everything
+shown comes from the session's frame stream (engine.frames): its meta() and frames()."""
 
 import streamlit as st
 
 from engine.config import summary_line
+from engine.frames.credits import credit
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
@@ -18,8 +20,9 @@ if not mode.on:
     controls.sidebar(state)
 present.header(mode, "Feature emergence explorer")
 if not mode.on:
-    st.caption("A two-layer network learns features from structured inputs "
-               "(Shi, Wei & Liang, ICLR 2022). Move a setting, press Play, watch the neurons.")
+    who = credit(state.cfg)
+    st.caption(f"{who['claim']} ({who['source']}). Move a setting, press Play, watch the "
+               "neurons.")
 show_url_warnings(state)
 
 cfg = state.cfg
@@ -40,7 +43,7 @@ def sync_url() -> None:
 
 
 sync_url()
-if state.explore.run is None:
+if state.explore.stream is None:
     st.stop()
 state.explore.timer_on = player_view.ticking(state)
 state.explore.page_run = True  # the next call of live_panel is part of this full run
@@ -69,10 +72,10 @@ live_panel()
 if not state.explore.timer_on and not mode.on:
     view.downloads(state)
 if not mode.on:
+    about = state.explore.stream.meta()  # the words around the player: now, not at step 0
     with st.expander("What is measured"):
-        st.write(explore_text.probes(cfg, state.explore.run))
+        st.write(about["probes"])
         st.caption(f"Setup took {state.explore.build_s:.1f} s. The browser keeps every computed "
                    "frame: Play, Back, Step and the scrubber replay them without asking the "
                    "server.")
-    if state.explore.world is not None:
-        view.step_sizes(state)
+    view.step_sizes(about["step_sizes"])

@@ -11,13 +11,15 @@ import streamlit as st
 from engine.azl.config import LABELS
 from engine.azl.narrate import narrate
 from engine.azl.world import from_engine
+from engine.frames.azl import COLORS, THRESHOLD_TEXT
 from engine.report import history_rows
 from ui.figures import MARGIN
 
-# Okabe–Ito, one per AZL method (the ResNet in the project's "network" blue)
-COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
-          "last_layer": "#D55E00"}
-THRESHOLD_TEXT = "above this line G is not learned at all"
+__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "is_azl", "live_panel",
+           "projection_figure", "threshold_line", "weights_line"]
+# the engine method names Compare may train the AZL world's methods under (the others are the
+# AZL method's own name)
+AZL_NAMES = {"network": "resnet3", "rf": "last_layer"}
 
 
 def _xy(rows: list[dict], key: str) -> tuple[list, list]:
@@ -87,21 +89,21 @@ def is_azl(runs: dict) -> bool:
     """True when the runs report AZL's numbers (test error and the F / G projections; another
     regression world's runs without c_G keep the accuracy view)."""
     first = next(iter(runs.values()), None)
-    extra = getattr(first.history[0], "extra", {}) if first and first.history else {}
-    return "test_err" in extra and "c_G" in extra
+    scalars = first.history[0].scalars() if first and first.history else {}
+    return "test_err" in scalars and "c_G" in scalars
 
 
 def live_panel(runs: dict, cfg) -> None:
     """Compare's charts for a regression world: test error with kα², c_F / c_G, narration."""
     threshold, seed = from_engine(cfg).threshold, cfg.seed
-    history = {getattr(r, "kind", m): history_rows(r) for m, r in runs.items()}
+    history = {AZL_NAMES.get(m, m): history_rows(r) for m, r in runs.items()}
     st.plotly_chart(error_figure(history, threshold), key="azl_error",
                     config={"displaylogo": False})
     st.plotly_chart(projection_figure(history, tuple(history)), key="azl_projection",
                     config={"displaylogo": False})
     lead = next((m for m in ("resnet3", *history) if m in history), None)
     if lead is not None:
-        run = next(r for r in runs.values() if getattr(r, "kind", None) == lead)
+        run = next(r for m, r in runs.items() if AZL_NAMES.get(m, m) == lead)
         last = run.history[-1]
         st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
         st.caption(weights_line(last.extra, from_engine(cfg).k))

@@ -7,8 +7,8 @@ import json
 import streamlit as st
 
 from engine.config import summary_line
+from engine.frames.report import build_report, history_csv
 from engine.presets import PRESETS
-from engine.report import build_report, history_csv
 from ui import export, player_view
 from ui.state import AppState
 
@@ -37,9 +37,9 @@ def downloads(state: AppState) -> None:
     Every file is built when its button is pressed (a callable), not on every pause: building
     the report on the server took CPU from the browser beside it and slowed its first scrub.
     """
-    t = state.explore.run.history[-1].step
+    t = len(state.explore.stream) - 1  # the last step made (frame i is step i)
     cols = st.columns(4)
-    cols[0].download_button("Metrics CSV", lambda: history_csv({"network": state.explore.run}),
+    cols[0].download_button("Metrics CSV", lambda: history_csv(_frames(state)["rows"]),
                             file_name=f"explore-step{t}.csv", mime="text/csv",
                             icon=":material/download:", width="stretch")
     cols[1].download_button("Report JSON", lambda: _report(state),
@@ -58,31 +58,27 @@ def downloads(state: AppState) -> None:
                             help="the MDS map, one frame per step, the step number burnt in")
 
 
+def _frames(state: AppState) -> dict:
+    """Every frame of the stream so far, with the rows and summaries the downloads read."""
+    stream = state.explore.stream
+    return stream.frames(0, len(stream))
+
+
 def _report(state: AppState) -> str:
-    """The JSON report of the run so far (the CLI's schema)."""
-    run = state.explore.run
-    report = build_report(state.explore.run_cfg, {"network": run}, str(state.explore.world.device),
-                          {"setup_s": state.explore.build_s, "train_s": run.history[-1].elapsed},
+    """The JSON report of the run so far (the CLI's schema), from the stream's meta and frames."""
+    stream, frames = state.explore.stream, _frames(state)
+    timing = {"setup_s": state.explore.build_s, "train_s": frames["rows"][-1].get("elapsed")}
+    report = build_report(stream.meta(), frames, timing,
                           preset=PRESETS.get(state.preset) if state.preset else None)
     return json.dumps(report, indent=1)
 
 
-def step_sizes(state: AppState) -> None:
-    """The "Step sizes of this run" table: a run's own rows where it has them (the GFL procedure:
-    η⁽¹⁾ by the world's calibration rule, the classifier stage's rule; the AZL world: SGD per
-    method, with its own note), else the schedule's."""
-    own = getattr(state.explore.run, "step_sizes", None)
+def step_sizes(table: dict) -> None:
+    """The "Step sizes of this run" table of the stream's meta: its note and rows (the
+    schedule's; Algorithm 1's η⁽¹⁾ and classifier-stage rule; the AZL world's SGD per method)."""
     with st.expander("Step sizes of this run"):
-        if own is not None:
-            st.caption(getattr(state.explore.run, "step_sizes_note", None) or
-                       "What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's "
-                       "calibration rule, then the classifier stage's rule. A value that a "
-                       "step sets (η⁽¹⁾, SGD's L) shows once that step is taken.")
-            rows = own()
-        else:
-            st.caption("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
-                       "the classifier stage's rule); the same numbers are in the JSON report.")
-            rows = state.explore.world.schedule.rows()
+        st.caption(table["note"])
+        rows = table["rows"]
         # 4 significant digits: η⁽¹⁾ ≈ 4e-8 and λ_w⁽¹⁾ ≈ 1e7 in one column style
         sig4 = st.column_config.NumberColumn(format="%.4g")
         st.dataframe(rows, hide_index=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
@@ -32,8 +33,9 @@ player.setOptions({theme: document.body.dataset.theme});
 
 def export_html(state: AppState, title: str) -> str:
     """One self-contained file: every frame of the run, the player's code and style inline."""
-    n = len(state.explore.run.history)
+    n = len(state.explore.stream)
     data = {"meta": playback.meta(state, "export"), "frames": playback.pack(state, 0, n)}
+    source = html.escape(state.explore.stream.meta()["source"])
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -41,7 +43,7 @@ def export_html(state: AppState, title: str) -> str:
         f"{playback.player_css()}</style></head><body data-theme='light'>"
         f"<h2 style='margin:0 0 4px'>{html.escape(title)}</h2>"
         "<p style='margin:0 0 8px;color:#666'>Offline copy of a run of the feature-emergence "
-        "explorer (Shi, Wei &amp; Liang, ICLR 2022). Keys: space = play/pause, → = step, "
+        f"explorer ({source}). Keys: space = play/pause, → = step, "
         "← = back, R = reset.</p><div id='fe-root'></div>"
         f"<script type='application/json' id='fe-data'>{payload}</script>"
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")
@@ -59,8 +61,9 @@ def _colour(cos: float) -> tuple[int, ...]:
 
 
 def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
-           extent: float) -> Image.Image:
-    """The map at one step: neurons coloured by |cos|, the stars, counts and the step number."""
+           extent: float, counts: tuple[int, int] | None = None) -> Image.Image:
+    """The map at one step: neurons coloured by |cos|, the stars, counts (on +Σ_A M, on −Σ_A M;
+    None: counted from cos) and the step number."""
     img = Image.new("RGB", (GIF_SIZE, GIF_SIZE), "white")
     d = ImageDraw.Draw(img)
     top, pad, bottom = 44, 14, 24
@@ -84,7 +87,7 @@ def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
         d.regular_polygon((x, y, MARK_R), 5 if name.startswith("+") else 4, fill=colour,
                           outline="#222222")
         if name in ("+Σ_A M", "−Σ_A M"):
-            on = star_counts(cos)[0 if name.startswith("+") else 1]
+            on = (counts or star_counts(cos))[0 if name.startswith("+") else 1]
             at = min(GIF_SIZE - bottom, max(top + 14, at))
             d.text((x, at), f"{on} on {name}", fill="#262730", font=small, anchor="mm")
     d.text((pad, 10), f"step {step} / {T}", fill="#262730", font=_font(22))
@@ -95,17 +98,30 @@ def _frame(points: np.ndarray, cos: np.ndarray, marks: dict, step: int, T: int,
     return img
 
 
+def _maps(state: AppState) -> list[tuple]:
+    """(points, cos, marks, step, (plus, minus)) of every frame, decoded from the player's
+    payload (the stream's meta and frames)."""
+    run_meta, n = playback.meta(state), len(state.explore.stream)
+    fr = playback.pack(state, 0, n)
+    pos = np.frombuffer(base64.b64decode(fr["pos"]), "<i2").reshape(n, run_meta["points"], 2)
+    cos = np.frombuffer(base64.b64decode(fr["cos"]), np.int8).reshape(n, -1) / 127
+    out, width = [], run_meta["neurons"]
+    for i in range(n):
+        xy = pos[i] * (fr["scale"][i] / 32767)
+        marks, at = {}, width
+        for mk in run_meta["marks"]:
+            marks[mk["name"]], at = xy[at:at + mk["rows"]], at + mk["rows"]
+        out.append((xy[:width], cos[i], marks, fr["step"][i], (fr["plus"][i], fr["minus"][i])))
+    return out
+
+
 def export_gif(state: AppState) -> bytes:
     """An animated GIF of the map, one frame per recorded step, the step number burnt in."""
-    from ui import live
-
-    hist = state.explore.run.history
-    maps = [live.map_data(state, i) for i in range(len(hist))]
+    maps, T = _maps(state), state.explore.stream.T
     extent = 1.08 * max(float(np.abs(np.vstack([p, *[np.atleast_2d(v) for v in m.values()]]))
-                              .max()) for p, _, m in maps) or 1.0
-    frames = [_frame(p, c, m, hist[i].step, state.explore.run.T, extent)
-              for i, (p, c, m) in enumerate(maps)]
-    durations = [GIF_SLOW_MS if s.step <= 2 else GIF_MS for s in hist]
+                              .max()) for p, _, m, _, _ in maps) or 1.0
+    frames = [_frame(p, c, m, step, T, extent, on) for p, c, m, step, on in maps]
+    durations = [GIF_SLOW_MS if step <= 2 else GIF_MS for *_, step, _ in maps]
     durations[-1] = 2000
     out = io.BytesIO()
     frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:],

@@ -4,7 +4,6 @@ in the browser and animates them itself; the server only appends the frames it c
 from __future__ import annotations
 
 import time
-import uuid
 import weakref
 
 import streamlit as st
@@ -36,14 +35,16 @@ _component = st.components.v2.component(
 
 
 def session(state: AppState) -> dict:
-    """The player's bookkeeping for this run: id, frames sent, frames wanted, initial view."""
+    """The player's bookkeeping for this run: its meta and id, frames sent, frames wanted,
+    initial view."""
     p = state.explore.player
-    if p is None or p["run"]() is not state.explore.run:
+    if p is None or p["run"]() is not state.explore.stream:
         view = p["view"] if p else dict(state.explore.view)
+        run_meta = playback.meta(state)  # fixed over a run: built once
         # a weak reference: the session sweeper (ui/sessions.py) must be able to free the run
-        p = state.explore.player = {"run": weakref.ref(state.explore.run),
-                                    "id": uuid.uuid4().hex[:12], "sent": 0, "want": 1,
-                                    "view": view, "resends": 0}
+        p = state.explore.player = {"run": weakref.ref(state.explore.stream),
+                                    "id": run_meta["run"], "meta": run_meta, "sent": 0,
+                                    "want": 1, "view": view, "resends": 0}
     return p
 
 
@@ -97,11 +98,10 @@ def clean_view(value: dict) -> dict:
 
 def computing(state: AppState) -> bool:
     """Whether the server still owes the browser frames it asked for."""
-    run = state.explore.run
-    if run is None or run.done or state.explore.error:
+    stream = state.explore.stream
+    if stream is None or stream.done:
         return False
-    p = session(state)
-    return len(run.history) < live.wanted(p)
+    return len(stream) < live.wanted(session(state))
 
 
 def ticking(state: AppState, now: float | None = None) -> bool:
@@ -116,8 +116,8 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     if computing(state):
         state.explore.idle_since = None
         return True
-    run = state.explore.run
-    if run is None or run.done or state.explore.error:
+    stream = state.explore.stream
+    if stream is None or stream.done:
         return False
     if state.explore.idle_since is None:
         if not state.explore.timer_on:  # a fresh page or run: no timer until the browser asks
@@ -137,8 +137,6 @@ def tick_started(state: AppState) -> None:
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     """Send the frames the browser does not have yet (all of them after a reload)."""
     p = session(state)
-    if "meta" not in p:  # fixed over a run: built once
-        p["meta"] = playback.meta(state, p["id"])
     data = playback.batch(state, p["meta"], p["sent"])
     p["sent"] = data["start"] + len(data["frames"]["step"])
     data.update(view=p["view"], theme=theme, present=present, resends=p["resends"])

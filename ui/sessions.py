@@ -61,12 +61,11 @@ def release_ended(manager=None) -> int:
         # when the session went has finished by then
         for sid in ended & _seen_ended:
             state = _states.pop(sid)()
-            if state is not None and (state.explore.run is not None
-                                      or state.explore.world is not None
+            if state is not None and (state.explore.stream is not None
                                       or state.compare.series is not None):
                 # no st.* here: plain attribute writes on the ended session's own object
                 state.compare.playing = False
-                state.explore.run = state.explore.world = state.explore.run_cfg = None
+                state.explore.stream = state.explore.run_cfg = None  # its run and data
                 state.compare.series = state.compare.key = None  # its seeds' runs and data
                 released += 1
         _seen_ended.clear()

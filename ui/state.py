@@ -17,10 +17,8 @@ from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
 
 if TYPE_CHECKING:  # annotations only
-    import numpy as np
-
     from engine.compare import Comparison
-    from engine.run import Run, World
+    from engine.frames import FrameStream
     from engine.seeds import SeedSeries
 
 STATE_KEY = "app"
@@ -32,15 +30,12 @@ VIEW_PARAMS = ("speed", "colour", "smooth", "step", "present", "theme", "preset"
 
 @dataclass
 class ExploreState:
-    """Explore's page: one network run and the browser player showing it."""
+    """Explore's page: one run's frame stream and the browser player showing it."""
 
-    world: World | None = None
-    run: Run | None = None
+    stream: FrameStream | None = None  # the run's frames (engine.frames): all Explore reads
     run_cfg: Config | None = None
-    error: str | None = None  # divergence message; the run stops, its history stays
     build_s: float = 0.0
     guard_error: tuple[Config, str] | None = None  # refused setting: server limits or setup
-    centre_map: tuple[int, np.ndarray] | None = None  # (history index, map with data centres)
     timer_on: bool = False  # whether the live fragment was created with a run_every timer
     idle_since: float | None = None  # monotonic time the server last ran out of frames to compute
     page_run: bool = False  # the live fragment's next call is part of a full script run

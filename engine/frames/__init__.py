@@ -2,6 +2,6 @@
 the Frame record and its browser packing. Never imports streamlit or ui/."""
 
 from .frame import Frame, pack
-from .stream import FRAMES, FrameStream
+from .stream import FRAMES, MAKERS, FrameStream
 
-__all__ = ["FRAMES", "Frame", "FrameStream", "pack"]
+__all__ = ["FRAMES", "MAKERS", "Frame", "FrameStream", "pack"]

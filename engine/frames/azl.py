@@ -14,8 +14,6 @@ COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk":
           "last_layer": "#D55E00"}
 THRESHOLD_TEXT = "above this line G is not learned at all"
 COUNT_NOTE = "counts: neurons with cos(w_i, a star of the pair) > 0.9"
-SOURCE = ("A 3-layer ResNet learns F, then G(F), where shallower and fixed-feature models do "
-          "not (Allen-Zhu & Li 2019). Press Play, watch the first layer.")
 PROBES = (
     "Measured after every step, for all five methods trained side by side on the same data, "
     "initialisation and mini-batches: the test error E‖out − y‖² and the projections c_F = "
@@ -30,8 +28,6 @@ AZL_KEYS = (("cf", "c_F"), ("cg", "c_G"), ("purity", "pair_purity"), ("vsup", "v
 
 class AZLFrames(Maker):
     """The ResNet's run with the other methods beside it (engine.azl.explore.ExploreRun)."""
-
-    source = SOURCE
 
     def __init__(self, run, world):
         super().__init__(run, world)

@@ -9,6 +9,7 @@ import numpy as np
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
 from ..report import _schedule, clean
+from .credits import credit
 from .frame import Frame, rounded
 
 MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
@@ -58,9 +59,6 @@ class Maker:
     """Frames of one run, made right after each step (so a map is drawn from that step's own
     weights); a run type's module overrides the map, the counts, its curves and its words."""
 
-    source = ("A two-layer network learns features from structured inputs (Shi, Wei & Liang, "
-              "ICLR 2022). Move a setting, press Play, watch the neurons.")
-
     groups: list | None = None  # (name, star rows, colour group) per labelled star group
 
     def __init__(self, run, world):
@@ -109,7 +107,7 @@ class Maker:
 
     def about(self) -> dict:
         """Explore's words around the player: credit, what is measured, step sizes, report."""
-        return {"source": self.source, "probes": self.probes(),
+        return {**credit(self.world.cfg), "probes": self.probes(),
                 "step_sizes": self.step_sizes(),
                 "report": clean({"config": self.world.cfg.to_dict(),
                                  "schedule": _schedule({"network": self.run}),

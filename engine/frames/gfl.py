@@ -15,8 +15,6 @@ STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the wor
              "shows once that step is taken.")
 PLANE = {"title": "Map in the relevant plane span(u₁, u₂): neuron directions projected",
          "x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
-SOURCE = ("Shi's gradient feature learning (dissertation ch. 3, Algorithm 1): one gradient step "
-          "from a symmetric start finds the feature directions. Press Play, watch the neurons.")
 
 
 def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
@@ -31,8 +29,6 @@ def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
 
 class GFLFrames(Maker):
     """Algorithm 1's run: the directions D_j as star groups, their counts, its own probes."""
-
-    source = SOURCE
 
     def __init__(self, run, world):
         super().__init__(run, world)

@@ -18,14 +18,26 @@ from .frame import Frame, pack
 from .gfl import GFLFrames
 from .paper import PaperFrames
 
-# The one place a run type's frame maker is chosen, by the procedure's name (to move into each
-# procedure's registry record as its `frame=`).
-FRAMES = {"shi2022": PaperFrames, "fcb2022": PaperFrames, "gfl": GFLFrames,
-          "resnet3": AZLFrames}
+# The frame makers, by the name a procedure's record gives as its `frame`.
+MAKERS = {"engine": PaperFrames, "gfl": GFLFrames, "azl": AZLFrames}
+# The one place a procedure's frame maker is chosen, by the procedure's name (to move into
+# each procedure's registry record as its `frame=`).
+FRAMES = {"shi2022": "engine", "fcb2022": "engine", "gfl": "gfl", "resnet3": "azl"}
 MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
 # Okabe–Ito, one per direction group (the neurons' own cosine scale stays blue-to-grey)
 DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
                      "#0072B2", "#000000")
+
+
+def maker_of(cfg: Config) -> type:
+    """The frame maker of cfg's procedure (ConfigError for a procedure the world lacks)."""
+    return MAKERS[FRAMES[procedure_of(cfg).name]]
+
+
+def explore_run(world):
+    """The run Explore plays: the world's own (the AZL world: the ResNet with its other methods
+    beside it), else its procedure's network run."""
+    return scenarios.explore_run(world) or make_run("network", world)
 
 
 def check_outputs(cfg: Config, world) -> None:
@@ -44,11 +56,11 @@ class FrameStream:
     """One Explore run's frames, made in the engine."""
 
     def __init__(self, cfg: Config, device: str = "cpu"):
-        maker = FRAMES[procedure_of(cfg).name]  # ConfigError for a procedure the world lacks
+        maker = maker_of(cfg)
         self.world = build_world(cfg, device)
         check_outputs(cfg, self.world)
         self.cfg, self.T, self.error = cfg, cfg.T, ""
-        self.run = scenarios.explore_run(self.world) or make_run("network", self.world)
+        self.run = explore_run(self.world)
         self.T = self.run.T
         self.id = uuid.uuid4().hex[:12]  # the player's run id: a new stream, a new player
         self._maker = maker(self.run, self.world)

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, expect
 
-from engine import scenarios
 from engine.config import Config
-from engine.run import Run
-from engine.worlds import build_world
+from engine.frames import FrameStream
 from ui import export
 from ui.state import AppState, ExploreState
 
 
 def test_exported_html_plays_offline_from_a_file(browser: Browser, tmp_path) -> None:
     cfg = Config(n=1000, n_test=500, T=30, m=20, batch=100)
-    state = AppState(cfg=cfg, explore=ExploreState(world=build_world(cfg), run_cfg=cfg))
-    state.explore.run = Run(state.explore.world)
-    list(state.explore.run)  # all T steps
+    state = AppState(cfg=cfg, explore=ExploreState(stream=FrameStream(cfg), run_cfg=cfg))
+    state.explore.stream.advance()  # all T steps
     path = tmp_path / "run.html"
     path.write_text(export.export_html(state, "offline run"), encoding="utf-8")
     context = browser.new_context(offline=True)
@@ -40,9 +37,8 @@ def test_the_azl_world_exports_its_own_player(browser: Browser, tmp_path) -> Non
     test-error chart of all five methods with the kα² line, the narration; no request."""
     cfg = Config(scenario="azl_hier", d=30, D=30, k=8, n=600, n_test=400, m=30, T=12,
                  batch=100, azl_drop_epoch=0)
-    state = AppState(cfg=cfg, explore=ExploreState(world=build_world(cfg), run_cfg=cfg))
-    state.explore.run = scenarios.explore_run(state.explore.world)
-    list(state.explore.run)
+    state = AppState(cfg=cfg, explore=ExploreState(stream=FrameStream(cfg), run_cfg=cfg))
+    state.explore.stream.advance()
     path = tmp_path / "azl.html"
     path.write_text(export.export_html(state, "AZL offline"), encoding="utf-8")
     context = browser.new_context(offline=True)
@@ -58,7 +54,7 @@ def test_the_azl_world_exports_its_own_player(browser: Browser, tmp_path) -> Non
       const acc = document.querySelector('.fe-player .fe-acc');
       return {groups: cv.feStars.map(s => s.name).length, acc: acc.style.display !== 'none',
               counts: cv.feStars.map(s => s.count)}; }""")
-    counts = state.explore.run.history[1].extra["pair_counts"]
+    counts = state.explore.stream.run.history[1].extra["pair_counts"]
     assert shown == {"groups": 8, "acc": True, "counts": counts}, shown
     assert [u for u in requests if not u.startswith("file:")] == [], requests
     context.close()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.config import ConfigError
-from engine.frames import FRAMES, FrameStream
+from engine.frames import FRAMES, MAKERS, FrameStream
 from engine.frames.report import build_report, history_csv
 from engine.procedures import REGISTRY
 from engine.report import build_report as run_report
@@ -111,7 +111,7 @@ def test_a_procedure_the_world_lacks_is_refused_naming_the_field() -> None:
 
 
 def test_every_procedure_has_one_frame_maker() -> None:
-    assert set(FRAMES) == {p.name for p in REGISTRY}
+    assert set(FRAMES) == {p.name for p in REGISTRY} and set(FRAMES.values()) <= set(MAKERS)
 
 
 @pytest.mark.parametrize("name", ["paper", "gfl-xor", "azl"])

@@ -170,11 +170,11 @@ app = at.session_state["app"]
 app.explore.player["want"] = 4
 for _ in range(20):
     at.run()
-    if len(app.explore.run.history) >= 4:
+    if len(app.explore.stream) >= 4:
         break
 at.run()
 sent = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("player")]
-print(json.dumps({{"world": app.explore.run_cfg.scenario, "steps": len(app.explore.run.history),
+print(json.dumps({{"world": app.explore.run_cfg.scenario, "steps": len(app.explore.stream),
     "frames": json.loads(sent[-1].proto.json)["frames"]["step"],
     "own_setting": at.number_input(key="w_{setting}").value,
     "worlds": list(at.selectbox(key="w_scenario").options),

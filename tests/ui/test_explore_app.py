@@ -43,7 +43,7 @@ def want(at: AppTest, frames: int) -> AppTest:
     state(at).explore.player["want"] = frames
     for _ in range(20):
         at.run()
-        if len(state(at).explore.run.history) >= frames or state(at).explore.error:
+        if len(state(at).explore.stream) >= frames or state(at).explore.stream.error:
             break
     # A full run sends the player before it computes (pages/explore.py): the frames it
     # computed go out with the next run, as they go out with the next tick in a browser.
@@ -82,8 +82,8 @@ def test_url_params_set_widgets_and_summary():
     assert at.slider(key="w_p_o").value == pytest.approx(0.3)
     assert at.number_input(key="w_n").value == 2000
     assert "k=7 · p_o=0.3" in summary(at)
-    assert state(at).explore.run.world.cfg == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50,
-                                             batch=200)
+    trained = state(at).explore.stream.world.cfg  # the setting the run really trains
+    assert trained == Config(k=7, p_o=0.3, n=2000, n_test=1000, T=40, m=50, batch=200)
     assert player(at)["meta"]["T"] == 40
 
 
@@ -104,7 +104,7 @@ def test_only_new_frames_are_sent_compactly_with_the_snapshots_numbers():
     assert state(at).explore.timer_on  # yet the fragment ticks, and a tick computes them:
     live.compute(state(at), state(at).explore.player)  # (AppTest runs no fragment timer)
     at.run()  # the frames computed after the first one go out
-    data, hist = player(at), state(at).explore.run.history
+    data, hist = player(at), state(at).explore.stream.run.history
     assert data["meta"]["run"] == first["meta"]["run"]
     assert data["start"] == 1 and data["frames"]["step"] == [1, 2]  # frame 0 is not re-sent
     frames, pts = data["frames"], data["meta"]["points"]
@@ -139,17 +139,17 @@ def test_a_missing_batch_is_sent_again_from_what_the_browser_holds():
 
 def test_changing_k_restarts_and_bad_relation_keeps_last_run():
     at = want(open_app(), 2)
-    run_before, id_before = state(at).explore.run, player(at)["meta"]["run"]
+    run_before, id_before = state(at).explore.stream.run, player(at)["meta"]["run"]
     at.number_input(key="w_k").set_value(6).run()  # even k is not allowed for parity
     assert any("k\\=6" in e.value for e in at.error)  # the message is escaped Markdown
-    assert state(at).explore.run is run_before and len(run_before.history) >= 2
+    assert state(at).explore.stream.run is run_before and len(run_before.history) >= 2
     at.number_input(key="w_k").set_value(7).run()
     assert not at.error
     data = player(at)
     assert data["meta"]["run"] != id_before and data["start"] == 0
     assert data["frames"]["step"] == [0]
-    assert "k=7" in summary(at) and state(at).explore.run is not run_before
-    assert state(at).explore.run.world.cfg.k == 7
+    assert "k=7" in summary(at) and state(at).explore.stream.run is not run_before
+    assert state(at).explore.stream.run.world.cfg.k == 7
 
 
 def test_preset_set_by_another_page_loads_into_widgets():
@@ -164,36 +164,37 @@ def test_preset_set_by_another_page_loads_into_widgets():
 
 def test_divergence_stops_with_a_message_and_the_history_kept():
     at = want(open_app(), 3)
-    state(at).explore.run.params.a.fill_(math.nan)  # poison the weights: the next step must stop
+    # poison the weights: the next step must stop
+    state(at).explore.stream.run.params.a.fill_(math.nan)
     at = want(at, 10)
-    assert "diverged" in player(at)["error"] and len(state(at).explore.run.history) == 3
+    assert "diverged" in player(at)["error"] and len(state(at).explore.stream) == 3
     assert [b.label for b in at.get("download_button")] == [
         "Metrics CSV", "Report JSON", "Offline player (HTML)", "Map animation (GIF)"]
 
 
 def test_server_limit_refuses_a_setting_and_keeps_the_run():
     at = want(open_app(), 2)
-    run_before = state(at).explore.run
+    run_before = state(at).explore.stream.run
     at.number_input(key="w_m").set_value(5000).run()  # within m's range, beyond FEX_MAX_M
     assert not at.exception
     assert any("m=5000 is not allowed" in plain(e.value) and "FEX_MAX_M" in plain(e.value)
                for e in at.error)
     assert at.number_input(key="w_m").value == 50  # the control shows what runs
-    assert state(at).explore.run is run_before and len(run_before.history) >= 2
+    assert state(at).explore.stream.run is run_before and len(run_before.history) >= 2
     assert "m=50" in summary(at)  # the summary shows what still runs
     fresh = open_app(m="5000")  # refused from a link: a message, no run, no exception
-    assert not fresh.exception and state(fresh).explore.run is None
+    assert not fresh.exception and state(fresh).explore.stream is None
     assert any("FEX_MAX_M" in e.value for e in fresh.error)
 
 
 def test_the_view_comes_from_the_url_and_the_shown_step_is_computed():
     at = open_app(speed="50", colour="sign", smooth="0.6", step="3")
     for _ in range(10):
-        if len(state(at).explore.run.history) >= 4:
+        if len(state(at).explore.stream) >= 4:
             break
         at.run()
     assert player(at)["view"] == {"speed": 50, "colour": "sign", "smooth": 0.6, "step": 3}
-    assert len(state(at).explore.run.history) == 4  # up to the shown step, no further
+    assert len(state(at).explore.stream) == 4  # up to the shown step, no further
     assert at.query_params["speed"] == "50"
     assert at.query_params["step"] == "3" and at.query_params["colour"] == "sign"
 
@@ -232,7 +233,7 @@ def test_the_multi_output_azl_world_plays_from_the_sidebar():
     at = want(at, 3)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert player(at)["meta"]["score"] == "azl" and len(state(at).explore.run.history) >= 3
+    assert player(at)["meta"]["score"] == "azl" and len(state(at).explore.stream) >= 3
 
 
 @pytest.mark.parametrize("name", list(OFFLINE_SCENARIO_PRESETS))
@@ -245,9 +246,9 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     meta = player(at)["meta"]
-    assert meta["T"] == preset_config(name).T and len(state(at).explore.run.history) >= 2
+    assert meta["T"] == preset_config(name).T and len(state(at).explore.stream) >= 2
     has_truth, mark = OFFLINE_SCENARIO_PRESETS[name]
-    assert meta["truth"] == has_truth and state(at).explore.world.ds.has_truth == has_truth
+    assert meta["truth"] == has_truth and state(at).explore.stream.world.ds.has_truth == has_truth
     names = [m["name"] for m in meta["marks"]]
     if mark is not None:
         assert mark in names, names
@@ -257,7 +258,7 @@ def test_every_offline_scenario_is_selectable_and_steps(name):
 def test_the_computed_step_sizes_are_shown():
     at = open_app(preset="quick-parity")
     assert not at.exception
-    sch = state(at).explore.world.schedule
+    sch = state(at).explore.stream.world.schedule
     shown = [e for e in at.expander if e.label == "Step sizes of this run"]
     assert len(shown) == 1
     table = shown[0].dataframe[0].value
@@ -275,13 +276,13 @@ def test_a_refusal_names_the_changed_setting_and_the_sidebar_shows_what_runs(mon
     fits, too_long = (guard.estimate(c).seconds for c in (cfg, cfg.replace(m=2000)))
     monkeypatch.setenv("FEX_MAX_SECONDS", f"{(fits + too_long) / 2:.3f}")
     at = open_app(T="600")
-    run_before = state(at).explore.run
+    run_before = state(at).explore.stream.run
     at.number_input(key="w_m").set_value(2000).run()
     errors = [plain(e.value) for e in at.error]
     assert any(e.startswith("m=2000 is not allowed with T=600: each method needs about")
                and "FEX_MAX_SECONDS" in e and "Still running m=50." in e for e in errors), errors
     assert at.number_input(key="w_m").value == 50  # the control shows what runs
-    assert state(at).explore.run is run_before and "m=50" in summary(at)
+    assert state(at).explore.stream.run is run_before and "m=50" in summary(at)
 
 
 def test_k_steps_by_two_where_it_must_be_odd():

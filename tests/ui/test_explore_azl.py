@@ -43,7 +43,7 @@ def frames(sent: list[dict]) -> dict:
 
 def test_the_map_has_the_32_pair_stars_with_the_snapshot_counts(played):
     at, sent = played
-    run = state(at).explore.run
+    run = state(at).explore.stream.run
     assert isinstance(run, ExploreRun)
     meta = sent[-1]["meta"]
     marks = meta["marks"]
@@ -59,7 +59,7 @@ def test_the_map_has_the_32_pair_stars_with_the_snapshot_counts(played):
 
 def test_the_error_chart_has_every_method_and_the_threshold_line(played):
     at, sent = played
-    meta, run = sent[-1]["meta"], state(at).explore.run
+    meta, run = sent[-1]["meta"], state(at).explore.stream.run
     assert meta["score"] == "azl"
     assert meta["azl"]["threshold"] == pytest.approx(0.72)
     assert meta["azl"]["threshold_text"] == "above this line G is not learned at all"
@@ -76,7 +76,7 @@ def test_the_error_chart_has_every_method_and_the_threshold_line(played):
 
 def test_the_narration_quotes_the_snapshot_c_f_and_c_g(played):
     at, sent = played
-    history = state(at).explore.run.history
+    history = state(at).explore.stream.run.history
     for step, frame in frames(sent).items():
         text = plain(frame["text"])
         snap = history[step]
@@ -91,7 +91,7 @@ def test_the_narration_quotes_the_snapshot_c_f_and_c_g(played):
     assert "pair stars" in measured.markdown[0].value
     sizes = next(e for e in at.expander if e.label == "Step sizes of this run")
     table = sizes.dataframe[0].value  # SGD per method, not the paper's schedule
-    assert list(table["method"]) == list(state(at).explore.run.labels.values())
+    assert list(table["method"]) == list(state(at).explore.stream.run.labels.values())
     assert "momentum" in sizes.caption[0].value
 
 
@@ -101,7 +101,7 @@ def test_the_offline_html_carries_the_azl_player(played):
     payload = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page, re.S).group(1))
     assert payload["meta"]["azl"]["threshold_text"] == "above this line G is not learned at all"
     assert len(payload["meta"]["marks"]) == 8 and payload["frames"]["counts"][0] is not None
-    n = len(state(at).explore.run.history)
+    n = len(state(at).explore.stream)
     assert len(payload["frames"]["errs"]) == n and "c_F" in payload["frames"]["text"][-1]
     assert "azlSpecs" in page  # the chart code travels in the file
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ui.explore_text import narrate
+from engine.frames.narrate import narrate
 
 
 def _snap(step, stage, cos, a):

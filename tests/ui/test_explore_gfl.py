@@ -39,7 +39,7 @@ def frames_after(preset: str, count: int = 3):
 
 def test_the_regression_world_charts_test_mse_over_var():
     at, data = frames_after("gfl-multi-index")
-    run = state(at).explore.run
+    run = state(at).explore.stream.run
     assert isinstance(run, GFLRun)  # the world's procedure, not the paper's three-stage schedule
     assert data["meta"]["score"] == "mse"
     history = run.history
@@ -57,7 +57,7 @@ def test_the_regression_world_charts_test_mse_over_var():
 def test_the_narration_quotes_the_snapshot_probes():
     at, data = frames_after("gfl-xor")
     assert data["meta"]["score"] == "acc"
-    sent, history = data["frames"], state(at).explore.run.history
+    sent, history = data["frames"], state(at).explore.stream.run.history
     j = sent["step"].index(1)
     text = plain(sent["text"][j])
     snap = history[1]
@@ -75,7 +75,7 @@ def test_the_narration_quotes_the_snapshot_probes():
 ])
 def test_a_star_per_direction_with_its_own_colour_and_count(preset, names, rows):
     at, data = frames_after(preset)
-    run = state(at).explore.run
+    run = state(at).explore.stream.run
     marks = data["meta"]["marks"]
     assert [m["name"] for m in marks] == names and all(m["rows"] == rows for m in marks)
     assert [m["slot"] for m in marks] == list(range(len(names)))
@@ -98,8 +98,8 @@ def test_the_offline_html_carries_the_stars_and_probes():
     sent = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page).group(1))
     assert sent["meta"]["marks"] == data["meta"]["marks"] and sent["meta"]["gfl"]
     n = len(sent["frames"]["step"])
-    assert n == len(state(at).explore.run.history)
-    run = state(at).explore.run
+    assert n == len(state(at).explore.stream)
+    run = state(at).explore.stream.run
     for step in (0, 1, 2):  # kept weights: the counts are exact
         want_counts = layer_probes(run.history[step].weights, run.prep.dirs)["nice"]
         assert sent["frames"]["counts"][step] == [int(c) for c in want_counts]
@@ -110,7 +110,7 @@ def test_the_multi_index_map_is_the_projection_onto_the_relevant_plane():
     """Explore's map of the multi-index world is drawn in span(u₁, u₂): each neuron at
     (⟨ŵ, u₁⟩, ⟨ŵ, u₂⟩) and the stars ±u₁, ±u₂ at (±1, 0), (0, ±1) — not an MDS of cosines."""
     at, data = frames_after("gfl-multi-index")
-    run, meta, sent = state(at).explore.run, data["meta"], data["frames"]
+    run, meta, sent = state(at).explore.stream.run, data["meta"], data["frames"]
     U = run.world.ds.directions.relevant
     assert meta["plane"]["x"] == "⟨w/‖w‖, u₁⟩" and meta["plane"]["y"] == "⟨w/‖w‖, u₂⟩"
     points, width = meta["points"], meta["neurons"]
@@ -130,7 +130,7 @@ def test_the_step_sizes_are_the_gfl_procedures_own():
     """A GFL world's table shows Algorithm 1's step sizes read from the run (it showed the
     paper schedule's three rows, which that run never uses)."""
     at, _ = frames_after("gfl-xor")
-    run = state(at).explore.run
+    run = state(at).explore.stream.run
     table = next(e for e in at.expander if e.label == "Step sizes of this run").dataframe[0].value
     assert list(table["stage"]) == ["step 1", f"steps 2-{run.T}", f"steps 2-{run.T}"]
     assert run.eta1 is not None and table["η"][0] == pytest.approx(run.eta1)

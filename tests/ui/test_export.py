@@ -11,8 +11,7 @@ import pytest
 from PIL import Image
 
 from engine.config import Config
-from engine.run import Run
-from engine.worlds import build_world
+from engine.frames import FrameStream
 from ui import export, fan, playback
 from ui.state import AppState
 
@@ -22,11 +21,8 @@ SMALL = Config(n=1000, n_test=500, T=12, m=20, batch=100)
 @pytest.fixture(scope="module")
 def state() -> AppState:
     st = AppState(cfg=SMALL)
-    ex = st.explore
-    ex.world, ex.run_cfg = build_world(SMALL), SMALL
-    ex.run = Run(ex.world)
-    for _ in range(SMALL.T):
-        ex.run.step()
+    st.explore.stream, st.explore.run_cfg = FrameStream(SMALL), SMALL
+    st.explore.stream.advance()
     return st
 
 

@@ -32,7 +32,7 @@ def tracked(monkeypatch):
     states = {}
     for sid in ("open", "blip", "closed"):
         states[sid] = AppState()
-        states[sid].explore.run = states[sid].explore.world = object()  # stands for a live run
+        states[sid].explore.stream = object()  # stands for a live run
         sessions.track(sid, states[sid])
     return states
 
@@ -42,12 +42,12 @@ def test_a_disconnected_session_keeps_its_run_until_streamlit_forgets_it(tracked
     mgr.active, mgr.stored = {"open"}, {"blip"}
     assert sessions.release_ended(mgr) == 0  # "closed" seen gone once: not yet
     assert sessions.release_ended(mgr) == 1
-    assert tracked["closed"].explore.run is None
-    assert tracked["blip"].explore.run is not None and tracked["open"].explore.run is not None
+    assert tracked["closed"].explore.stream is None
+    assert tracked["blip"].explore.stream is not None and tracked["open"].explore.stream is not None
     mgr.stored = set()  # the TTL ran out: the session can no longer be resumed
     sessions.release_ended(mgr)
     assert sessions.release_ended(mgr) == 1
-    assert tracked["blip"].explore.run is None and tracked["open"].explore.run is not None
+    assert tracked["blip"].explore.stream is None and tracked["open"].explore.stream is not None
 
 
 def test_a_session_back_before_the_second_sweep_keeps_its_run(tracked):
@@ -56,9 +56,9 @@ def test_a_session_back_before_the_second_sweep_keeps_its_run(tracked):
     sessions.release_ended(mgr)  # "closed" seen gone once
     mgr.active.add("closed")  # ... and back (resumed) before the next sweep
     assert sessions.release_ended(mgr) == 0
-    assert all(s.explore.run is not None for s in tracked.values())
+    assert all(s.explore.stream is not None for s in tracked.values())
 
 
 def test_outside_a_server_nothing_is_released(tracked):
     assert sessions.release_ended() == 0  # no Streamlit runtime in this process
-    assert all(s.explore.run is not None for s in tracked.values())
+    assert all(s.explore.stream is not None for s in tracked.values())

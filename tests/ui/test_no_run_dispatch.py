@@ -1,0 +1,56 @@
+"""ui/ and pages/ read the frame stream's meta() and frames(); none asks a run what it is
+(issue 28: the old UI guessed the run type at 15 hasattr/getattr sites and 2 isinstance checks)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# what a dispatch on a run looks at: the run, its snapshots or history, the stream, the world
+RUNLIKE = ("run", "r", "snap", "history", "stream", "world", "learner", "prep")
+# engine modules that hold a run type's internals: the frame makers (engine/frames) read them
+INTERNALS = ("engine.mds", "engine.gfl", "engine.azl.explore", "engine.azl.run",
+             "engine.scenarios._common")
+
+
+def dispatches(source: str, name: str = "<src>") -> list[str]:
+    """Every hasattr/getattr on something run-like, isinstance(…, …Run) and import of a run
+    type's internals in one module's source, as 'name:line text'."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+            words = set(re.findall(r"\w+", ast.unparse(node.args[0]).lower()))
+            if node.func.id in ("hasattr", "getattr") and words & set(RUNLIKE):
+                found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+            if node.func.id == "isinstance" and len(node.args) > 1 and \
+                    "Run" in ast.unparse(node.args[1]):
+                found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            if any(n.startswith(INTERNALS) for n in names):
+                found.append(f"{name}:{node.lineno} from {node.module} import …")
+    return found
+
+
+def test_no_ui_file_asks_a_run_what_it_is() -> None:
+    files = sorted([*(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").rglob("*.py")])
+    assert len(files) > 20
+    found = [hit for f in files
+             for hit in dispatches(f.read_text(encoding="utf-8"), str(f.relative_to(ROOT)))]
+    assert found == [], "\n".join(found)
+
+
+def test_the_check_finds_each_kind_of_dispatch() -> None:
+    """The old UI's forms (ui/live.py, ui/playback.py, ui/explore_text.py before issue 28)."""
+    old = ('if hasattr(run, "first_layer"):\n    pass\n'
+           'prep = getattr(state.explore.run, "prep", None)\n'
+           'azl = isinstance(run, ExploreRun)\n'
+           'extra = getattr(snap, "extra", None) or {}\n'
+           'from engine.gfl.probes import layer_probes\n'
+           'from engine import mds\n'
+           'kind = {getattr(r, "kind", m) for m, r in runs.items()}\n')
+    assert len(dispatches(old)) == 7
+    fine = 'x = getattr(state.cfg, name)\ny = getattr(running, name)\nok = isinstance(v, float)\n'
+    assert dispatches(fine) == []
