@@ -1,11 +1,16 @@
-"""GET /metrics: the run hub's numbers in Prometheus text format (asgi.py routes it here)."""
+"""The run hub in the served app (asgi.py): GET /metrics in Prometheus text format, and the
+hub's workers started with the server and stopped with it."""
 
 from __future__ import annotations
+
+import contextlib
+import logging
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
-from engine.hub import peek_hub, prometheus
+from engine.config import ConfigError
+from engine.hub import get_hub, hub_enabled, peek_hub, prometheus, shutdown
 from engine.hub.budget import Budget
 from ui import sessions
 
@@ -24,3 +29,18 @@ async def endpoint(request: Request) -> PlainTextResponse:
     """The scrape answer (text format 0.0.4)."""
     return PlainTextResponse(prometheus(numbers()),
                              media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+@contextlib.asynccontextmanager
+async def lifespan(app):
+    """Start the workers before the first page asks (a worker imports torch: seconds), and
+    stop them with the server."""
+    try:
+        if hub_enabled():
+            get_hub().start()
+    except ConfigError as err:  # e.g. no Ray cluster at FEX_RAY_ADDRESS: pages say it later
+        logging.getLogger(__name__).warning("run hub not started: %s", err)
+    try:
+        yield None
+    finally:
+        shutdown()

@@ -16,7 +16,7 @@ import atexit
 import os
 import threading
 
-from .budget import workers_setting
+from .budget import hub_enabled, workers_setting
 from .hub import FIRST, Hub
 from .key import canonical, code_version, run_key
 from .local import LocalPool
@@ -24,6 +24,7 @@ from .metrics import prometheus
 from .ray_pool import RayPool
 from .slot import FACTORY
 from .store import cache_dir
+from .stream import HubStream, RunFailed
 
 _hub: Hub | None = None
 _lock = threading.Lock()
@@ -33,7 +34,7 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
              ray_address: str | None = None) -> Hub:
     """A hub on local workers (FEX_WORKERS, default the cores) or on Ray (FEX_RAY_ADDRESS)."""
     address = ray_address or os.environ.get("FEX_RAY_ADDRESS", "").strip() or None
-    count = workers or workers_setting()  # a bad FEX_WORKERS is refused before any run
+    count = workers or max(1, workers_setting())  # a bad FEX_WORKERS is refused here
 
     def make_pool(deliver, crashed):
         if address is not None:  # Ray itself is imported only here (an optional dependency)
@@ -67,5 +68,5 @@ def shutdown() -> None:
         hub.close()
 
 
-__all__ = ["FIRST", "Hub", "canonical", "code_version", "get_hub", "make_hub", "peek_hub",
-           "prometheus", "run_key", "shutdown"]
+__all__ = ["FIRST", "Hub", "HubStream", "RunFailed", "canonical", "code_version", "get_hub",
+           "hub_enabled", "make_hub", "peek_hub", "prometheus", "run_key", "shutdown"]

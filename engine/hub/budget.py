@@ -18,14 +18,21 @@ MAX_WORKERS = 64
 
 
 def workers_setting(cores: int | None = None) -> int:
-    """FEX_WORKERS, or the machine's cores (one torch thread per worker)."""
+    """FEX_WORKERS, or the machine's cores (one torch thread per worker); 0: no hub, each
+    session computes its own run in the web process (one person's machine, the UI tests)."""
     raw = os.environ.get("FEX_WORKERS", "").strip()
     if not raw:
         return max(1, min(MAX_WORKERS, cores or os.cpu_count() or 1))
-    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_WORKERS:
-        raise ConfigError("FEX_WORKERS", raw, f"a whole number from 1 to {MAX_WORKERS} "
+    if not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) <= MAX_WORKERS:
+        raise ConfigError("FEX_WORKERS", raw, f"a whole number from 0 (no hub: each session "
+                                              f"computes its own run) to {MAX_WORKERS} "
                                               "(server setting)")
     return int(raw)
+
+
+def hub_enabled() -> bool:
+    """Whether Explore's runs go through the hub (FEX_WORKERS is not 0, or Ray is set)."""
+    return bool(os.environ.get("FEX_RAY_ADDRESS", "").strip()) or workers_setting() > 0
 
 
 class Budget:

@@ -41,16 +41,15 @@ class Hub:
         """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
         key = run_key(cfg)
         with self.lock:
-            old = self.watching.get(watcher)
-            if old is not None and old != key:
-                self._leave(watcher)
             run = self.runs.get(key)
-            if run is None:
+            if run is None:  # a refusal raises here: the watcher keeps the run it had
                 run = self._cached(key) or self._new(cfg, key)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
+            if self.watching.get(watcher, key) != key:
+                self._leave(watcher)
             run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
             self.watching[watcher] = key
             self._touch(run)
@@ -93,6 +92,11 @@ class Hub:
                 return {"n": 0, "T": 0, "state": "gone", "error": "", "meta": None}
             return {"n": len(run.frames), "T": run.T, "state": run.state, "error": run.error,
                     "meta": run.meta, "target": run.target(self.first)}
+
+    def start(self) -> None:
+        """Start the executor now (workers import torch: seconds the first page need not wait)."""
+        with self.lock:
+            self._pool()
 
     # ------------------------------------------------------------------ bookkeeping
 
