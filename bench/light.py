@@ -19,6 +19,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 TICK_S = 0.3  # ui/live.TICK_S: the browser's fragment timer
+STALL_S = 1.5  # no new frame for this long: say what is held (the browser's re-ask)
 
 
 @dataclass
@@ -32,15 +33,23 @@ class LightResult:
     frames: int = 0  # distinct frames received
     last_step: int = -1
     error: str = ""
+    asks: int = 0  # times it told the server what it holds (a batch had gone missing)
+    component: str = ""  # the player's widget id and run id, for those asks
+    run: str = ""
+    changed: float = 0.0  # when the last new frame came
     steps_seen: set = field(default_factory=set, repr=False)
 
 
-def _rerun(query: str, page: str, fragment: str = "") -> bytes:
+def _rerun(query: str, page: str, fragment: str = "", ask: tuple | None = None) -> bytes:
+    """A script run (or the live fragment's, with its id); `ask` = (component id, its state):
+    the player's "want" as the browser's player sends it when frames stop coming."""
     msg = BackMsg()
     state = msg.rerun_script
     state.query_string, state.page_script_hash = query, page
     if fragment:
         state.fragment_id, state.is_auto_rerun = fragment, True
+    if ask is not None:
+        state.widget_states.widgets.add(id=ask[0], json_value=json.dumps(ask[1]))
     return msg.SerializeToString()
 
 
@@ -73,7 +82,7 @@ async def session(url: str, query: str, index: int, T: int, timeout_s: float) ->
                     return res
                 await asyncio.sleep(TICK_S)
                 if fragment:
-                    await ws.send(_rerun(query, page, fragment))
+                    await ws.send(_rerun(query, page, fragment, _ask(res, T)))
                 else:  # no timer yet: the page's run is still setting up
                     await asyncio.sleep(TICK_S)
             res.error = f"stopped at step {res.last_step} of {T}"
@@ -98,13 +107,29 @@ async def _read_run(ws, res: LightResult, t0: float, page: str, fragment: str,
             return page, fragment
         data = _player_data(fm)
         if data is not None:
+            res.component = fm.delta.new_element.bidi_component.id
             _take(res, data, t0)
             if data.get("error"):
                 res.error = data["error"][:200]
 
 
+def _ask(res: LightResult, T: int) -> tuple | None:
+    """The player's re-ask after STALL_S without a new frame: the frames it holds go back to
+    the server, which sends again the ones after them (ui/player_view._on_want)."""
+    if not res.component or time.monotonic() - res.changed < STALL_S:
+        return None
+    res.asks += 1
+    res.changed = time.monotonic()
+    held = len(res.steps_seen)
+    return res.component, {"want": {"run": res.run, "n": T + 1, "have": held,
+                                    "t": int(time.time() * 1000)}}
+
+
 def _take(res: LightResult, data: dict, t0: float) -> None:
+    res.run = (data.get("meta") or {}).get("run", res.run)
     steps = data["frames"].get("step") or []
+    if set(steps) - res.steps_seen:
+        res.changed = time.monotonic()
     if steps and res.first_frame_s is None:
         res.first_frame_s = time.monotonic() - t0
     res.steps_seen.update(steps)

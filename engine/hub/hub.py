@@ -190,8 +190,8 @@ class Hub:
                 self.counts["steps"] += msg[4]
             if run is None or run.state != "live":
                 return  # stopped or dropped meanwhile: its worker has been told
-            if verb == "meta":
-                run.meta, run.T = msg[2], msg[3]
+            if verb == "meta" and run.meta is None:  # a restarted run keeps its first meta
+                run.meta, run.T = msg[2], msg[3]  # (its player id: watchers' players go on)
             elif verb == "frames" and frames:
                 run.schema = run.schema or packing.kinds(msg[3])
                 run.add(msg[2], frames)

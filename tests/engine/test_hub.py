@@ -186,3 +186,32 @@ def test_metrics_text_format(hub):
                      "fex_hub_memory_mb"}
     assert 'fex_workers{executor="local"} 2' in text and 'fex_workers{executor="ray"} 0' in text
     assert "# TYPE fex_steps_computed_total counter" in text
+
+
+def test_hub_stream_keeps_the_frame_contract(hub):
+    from engine.hub import HubStream
+
+    cfg = TINY.replace(seed=61)
+    stream = HubStream(cfg, hub, "page")  # waits for step 0
+    assert stream.T == cfg.T and len(stream) >= 1 and stream.meta()["run"] == "count-61"
+    assert stream.advance(0.2, 10) == 0  # the executor takes the steps, not the page
+    wait_for(lambda: len(stream) >= 10)
+    assert stream.frames(0, 10)["step"] == list(range(10))
+    stream.advance()  # None: the whole run
+    wait_for(lambda: stream.done)
+    assert stream.error == "" and len(stream) == cfg.T + 1
+    stream.close()
+    assert hub.status(run_key(cfg))["state"] == "done"
+
+
+def test_a_bad_worker_setting_fails_the_page_in_one_line(monkeypatch):
+    from engine.hub import HubStream, RunFailed
+
+    h = Hub(lambda d, c: LocalPool(1, "tests.engine.hub_streams:NoStream", d, c))
+    try:
+        with pytest.raises(RunFailed) as err:
+            HubStream(TINY, h, "page")
+        assert str(err.value).startswith("the run stopped: AttributeError") and \
+            "\n" not in str(err.value)
+    finally:
+        h.close()
