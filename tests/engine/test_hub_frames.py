@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,10 +76,17 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def ray_head(tmp_path):
-    """`ray start --head` on 127.0.0.1 (2 CPUs), stopped after by its own process group."""
+def ray_head(tmp_path, monkeypatch):
+    """`ray start --head` on 127.0.0.1 (2 CPUs), stopped after by its own process group. Its
+    own RAY_TMPDIR: Ray's default /tmp/ray names "the current cluster" for every user of the
+    machine, so another Ray started meanwhile would be joined instead."""
     ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
     port = free_port()
+    short = tempfile.mkdtemp(prefix="fexray-", dir="/tmp")  # Ray's socket paths: ≤ 107 bytes
+    monkeypatch.setenv("RAY_TMPDIR", short)
+    # likewise ~/.ray/auth_token, which any Ray started on the machine may write: this head
+    # and its one client run without token auth (both on 127.0.0.1 inside the test)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     log = open(tmp_path / "ray.log", "wb")
     head = subprocess.Popen(
         [ray_cli, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
@@ -97,12 +105,21 @@ def ray_head(tmp_path):
                 time.sleep(0.5)
         yield f"127.0.0.1:{port}"
     finally:
-        os.killpg(head.pid, signal.SIGTERM)  # the head and every process it started
-        try:
-            head.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(head.pid, signal.SIGKILL)
+        _stop_group(head)
         log.close()
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def _stop_group(head: subprocess.Popen) -> None:
+    """SIGTERM the head's process group (the head and every process it started), then
+    SIGKILL what is left after 30 s."""
+    try:
+        os.killpg(head.pid, signal.SIGTERM)
+        head.wait(30)
+    except ProcessLookupError:
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(head.pid, signal.SIGKILL)
 
 
 def test_two_seeds_on_ray_give_the_local_frames(ray_head, monkeypatch):
