@@ -179,8 +179,8 @@ class LocalPool:
     def _replace(self, dead: Worker) -> None:
         """A worker died: its busy run fails, its other runs move, a fresh worker takes its
         place."""
+        dead.process.join(timeout=1)  # reaped first: its exit code is known after
         busy, exitcode = dead.busy_key(), dead.process.exitcode
-        dead.process.join(timeout=1)
         with self.lock:
             fresh = Worker(self.ctx, dead.index, self.factory)
             self.workers[dead.index] = fresh
