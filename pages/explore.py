@@ -1,10 +1,8 @@
-"""Explore: one network trains live; watch its neurons travel to their features. Everything
-shown comes from the session's frame stream (engine.frames): its meta() and frames()."""
+"""Explore: one network trains live; watch its neurons travel to ±Σ_A M."""
 
 import streamlit as st
 
 from engine.config import summary_line
-from engine.frames.credits import credit
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
@@ -20,9 +18,8 @@ if not mode.on:
     controls.sidebar(state)
 present.header(mode, "Feature emergence explorer")
 if not mode.on:
-    who = credit(state.cfg)
-    st.caption(f"{who['claim']} ({who['source']}). Move a setting, press Play, watch the "
-               "neurons.")
+    st.caption("A two-layer network learns features from structured inputs "
+               "(Shi, Wei & Liang, ICLR 2022). Move a setting, press Play, watch the neurons.")
 show_url_warnings(state)
 
 cfg = state.cfg

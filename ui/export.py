@@ -35,7 +35,6 @@ def export_html(state: AppState, title: str) -> str:
     """One self-contained file: every frame of the run, the player's code and style inline."""
     n = len(state.explore.stream)
     data = {"meta": playback.meta(state, "export"), "frames": playback.pack(state, 0, n)}
-    source = html.escape(state.explore.stream.meta()["source"])
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
@@ -43,7 +42,7 @@ def export_html(state: AppState, title: str) -> str:
         f"{playback.player_css()}</style></head><body data-theme='light'>"
         f"<h2 style='margin:0 0 4px'>{html.escape(title)}</h2>"
         "<p style='margin:0 0 8px;color:#666'>Offline copy of a run of the feature-emergence "
-        f"explorer ({source}). Keys: space = play/pause, → = step, "
+        "explorer (Shi, Wei &amp; Liang, ICLR 2022). Keys: space = play/pause, → = step, "
         "← = back, R = reset.</p><div id='fe-root'></div>"
         f"<script type='application/json' id='fe-data'>{payload}</script>"
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")

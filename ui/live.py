@@ -10,6 +10,7 @@ import streamlit as st
 from engine import guard
 from engine.config import Config, ConfigError
 from engine.frames import FrameStream
+from engine.frames.procedure import lead, neurons
 from engine.hub import HubStream, get_hub, hub_enabled
 from ui.sessions import watcher_id
 from ui.state import AppState
@@ -30,7 +31,7 @@ def wanted(player: dict, ahead: bool = True) -> int:
 
 def guard_check(cfg: Config) -> None:
     """Refuse settings beyond the server's limits (engine.guard)."""
-    guard.check(cfg, methods=("network",))
+    guard.check(cfg, methods=(lead(cfg),))
 
 
 def ensure_run(state: AppState) -> None:
@@ -50,7 +51,8 @@ def ensure_run(state: AppState) -> None:
     # drop the old stream before building: never two runs (and datasets) alive in one session
     ex.stream = ex.run_cfg = None
     t0 = time.perf_counter()
-    with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {2 * cfg.m} neurons…"):
+    with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {neurons(cfg):,} "
+                    "neurons…"):
         try:
             stream = make_stream(cfg)
         except ConfigError as err:  # e.g. a dataset this machine cannot load

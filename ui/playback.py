@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.frames.stream import MARK_STYLES
+from engine.frames.stream import DIRECTION_COLOURS, MARK_STYLES
 from ui.state import AppState
 
-__all__ = ["HERE", "MARK_STYLES", "batch", "meta", "pack", "player_css", "player_js"]
+# the map's marker styles and group colours, for drawings outside the player (the GIF)
+__all__ = ["DIRECTION_COLOURS", "HERE", "MARK_STYLES", "batch", "meta", "pack", "player_css",
+           "player_js"]
 HERE = Path(__file__).resolve().parent / "player"
 # meta() keys for the page around the player (not sent to the browser)
 PAGE_KEYS = ("source", "claim", "probes", "step_sizes", "report")

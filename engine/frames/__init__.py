@@ -2,6 +2,7 @@
 the Frame record and its browser packing. Never imports streamlit or ui/."""
 
 from .frame import Frame, pack
-from .stream import FRAMES, MAKERS, FrameStream
+from .procedure import FRAMES
+from .stream import MAKERS, FrameStream
 
 __all__ = ["FRAMES", "MAKERS", "Frame", "FrameStream", "pack"]

@@ -46,7 +46,7 @@ class GFLFrames(Maker):
         """Neurons and each direction's stars: a subspace truth's own plane (fixed axes u₁,
         u₂), else cosine MDS aligned to the previous frame."""
         w = np.asarray(self.weights(), dtype=np.float64)
-        self._w = w
+        self._w = w  # the counts of this frame read the weights its map was drawn from
         rows = np.vstack([w, *[r for _, r, _ in self.groups]])
         emb = plane_map(rows, self.basis) if self.basis is not None else self.aligned_mds(rows)
         out, at = {}, len(w)

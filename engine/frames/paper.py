@@ -8,9 +8,8 @@ import numpy as np
 
 from ..scenarios import centre_cosines
 from .base import Maker
-from .narrate import NO_TRUTH, narrate
+from .narrate import narrate
 
-__all__ = ["PaperFrames", "NO_TRUTH"]
 STARS = ("+Σ_A M", "−Σ_A M")
 
 

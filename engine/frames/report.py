@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..report import SCHEMA_VERSION, aggregate, clean, with_paper
+from ..report import aggregate, clean, with_paper
 
 
 def history_csv(rows: list[dict], method: str = "network") -> str:
@@ -23,12 +23,11 @@ def history_csv(rows: list[dict], method: str = "network") -> str:
 
 
 def build_report(meta: dict, frames: dict, timing: dict, preset=None) -> dict:
-    """engine.report.build_report's dict for the stream's one network run, from its meta and
-    its packed frames (their `rows` and the last `summary`)."""
-    head = meta["report"]
+    """engine.report.build_report's dict for the stream's one network run, from its meta (the
+    report's fixed part) and its packed frames (their `rows` and the last `summary`)."""
     methods = with_paper(aggregate([{"network": frames["summary"][-1]}]),
                          preset.paper if preset else None)
-    return clean({"schema": SCHEMA_VERSION, "preset": preset.name if preset else None,
-                  "config": head["config"], "schedule": head["schedule"], "seeds": 1,
-                  "methods": methods, "history": {"network": frames["rows"]},
-                  "timing": timing, "device": head["device"]})
+    out = dict(meta["report"])  # its keys in the report's order; the per-step ones are None
+    out.update(preset=preset.name if preset else None, methods=methods,
+               history={"network": frames["rows"]}, timing=timing)
+    return clean(out)

@@ -7,22 +7,18 @@ import uuid
 
 import numpy as np
 
-from .. import scenarios
 from ..config import Config, ConfigError
 from ..methods import make_run
-from ..procedures import procedure_of
 from ..run import DivergenceError
 from ..worlds import build_world
 from .azl import AZLFrames
 from .frame import Frame, pack
 from .gfl import GFLFrames
 from .paper import PaperFrames
+from .procedure import frame_name, lead, own_explore_run
 
-# The frame makers, by the name a procedure's record gives as its `frame`.
+# The frame makers, by the name a procedure gives as its `frame` (engine/frames/procedure.py)
 MAKERS = {"engine": PaperFrames, "gfl": GFLFrames, "azl": AZLFrames}
-# The one place a procedure's frame maker is chosen, by the procedure's name (to move into
-# each procedure's registry record as its `frame=`).
-FRAMES = {"shi2022": "engine", "fcb2022": "engine", "gfl": "gfl", "resnet3": "azl"}
 MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
 # Okabe–Ito, one per direction group (the neurons' own cosine scale stays blue-to-grey)
 DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",
@@ -31,13 +27,14 @@ DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0
 
 def maker_of(cfg: Config) -> type:
     """The frame maker of cfg's procedure (ConfigError for a procedure the world lacks)."""
-    return MAKERS[FRAMES[procedure_of(cfg).name]]
+    return MAKERS[frame_name(cfg)]
 
 
 def explore_run(world):
-    """The run Explore plays: the world's own (the AZL world: the ResNet with its other methods
-    beside it), else its procedure's network run."""
-    return scenarios.explore_run(world) or make_run("network", world)
+    """The run Explore plays: the procedure's own (the AZL world: the ResNet with its other
+    methods beside it), else its lead method's run."""
+    own = own_explore_run(world.cfg)
+    return own(world) if own is not None else make_run(lead(world.cfg), world)
 
 
 def check_outputs(cfg: Config, world) -> None:
@@ -45,7 +42,7 @@ def check_outputs(cfg: Config, world) -> None:
     run (the engine's network and the player read one label)."""
     y = world.ds.y_train
     outputs = y.shape[1] if y.ndim > 1 else 1
-    if outputs > 1 and scenarios.world(cfg).explore_run is None:
+    if outputs > 1 and own_explore_run(cfg) is None:
         raise ConfigError("scenario", cfg.scenario,
                           f"a world with one ±1 label in Explore's live view; this world's "
                           f"target has {outputs} outputs. Open its preset in Compare, or train "
@@ -59,9 +56,9 @@ class FrameStream:
         maker = maker_of(cfg)
         self.world = build_world(cfg, device)
         check_outputs(cfg, self.world)
-        self.cfg, self.T, self.error = cfg, cfg.T, ""
+        self.cfg, self.error = cfg, ""
         self.run = explore_run(self.world)
-        self.T = self.run.T
+        self.T: int = self.run.T
         self.id = uuid.uuid4().hex[:12]  # the player's run id: a new stream, a new player
         self._maker = maker(self.run, self.world)
         self._frames: list[Frame] = [self._maker.frame(0)]
