@@ -15,6 +15,7 @@ from collections import Counter
 
 from .. import guard
 from ..config import Config
+from ..frames.procedure import lead
 from . import packing, store
 from .budget import Budget
 from .key import canonical, run_key
@@ -117,7 +118,7 @@ class Hub:
 
     def _new(self, cfg: Config, key: str) -> store.HubRun:
         """A run not held anywhere: checked by the guard, sized into the hub, then started."""
-        est = guard.check(cfg, methods=("network",))
+        est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
         self._fit(cost)
