@@ -15,6 +15,7 @@ from ..config import Config, ConfigError
 LIMIT = "FEX_HUB_MEMORY_MB"
 DEFAULT_MB = 2560.0  # a 4 GB host: the web process (~300 MB) and some room beside the hub
 MAX_WORKERS = 64
+WORKER_SHARE = 0.6
 
 
 def workers_setting(cores: int | None = None) -> int:
@@ -22,7 +23,10 @@ def workers_setting(cores: int | None = None) -> int:
     session computes its own run in the web process (one person's machine, the UI tests)."""
     raw = os.environ.get("FEX_WORKERS", "").strip()
     if not raw:
-        return max(1, min(MAX_WORKERS, cores or os.cpu_count() or 1))
+        # workers are ~400 MB each before any run: at most 60 % of the hub's memory for them,
+        # so that a 16-core host with the default limit still has room for runs
+        fit = int(WORKER_SHARE * Budget().cap() // guard.WORKER_MB)
+        return max(1, min(MAX_WORKERS, fit, cores or os.cpu_count() or 1))
     if not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) <= MAX_WORKERS:
         raise ConfigError("FEX_WORKERS", raw, f"a whole number from 0 (no hub: each session "
                                               f"computes its own run) to {MAX_WORKERS} "

@@ -215,3 +215,21 @@ def test_a_bad_worker_setting_fails_the_page_in_one_line(monkeypatch):
             "\n" not in str(err.value)
     finally:
         h.close()
+
+
+def test_workers_fit_the_memory_limit_and_bad_values_are_refused(monkeypatch):
+    from engine.hub.budget import hub_enabled, workers_setting
+
+    monkeypatch.delenv("FEX_WORKERS", raising=False)
+    monkeypatch.delenv("FEX_HUB_MEMORY_MB", raising=False)
+    assert workers_setting(cores=2) == 2
+    assert workers_setting(cores=16) == 3  # 60 % of 2560 MB holds three 400 MB workers
+    monkeypatch.setenv("FEX_WORKERS", "0")
+    assert not hub_enabled()  # each session computes its own run
+    for bad in ("x", "-1", "65", "２"):
+        monkeypatch.setenv("FEX_WORKERS", bad)
+        with pytest.raises(ConfigError, match="FEX_WORKERS=.* a whole number from 0"):
+            workers_setting()
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", "lots")
+    with pytest.raises(ConfigError, match="FEX_HUB_MEMORY_MB"):
+        Hub(None).budget.cap()
