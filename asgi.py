@@ -3,14 +3,19 @@
 The middleware (ui/not_found.py) answers unknown addresses two or more levels deep (/a/b) with
 "Page not found"; Streamlit alone answers them with a blank page. ui/base_url.py tells each page
 where the server is (a page opened by its address probed /<page>/_stcore/health: two 404s).
+/metrics (ui/hub_metrics.py) gives the run hub's numbers in Prometheus text format; the hub's
+workers start and stop with the server (its lifespan).
 Everything else is app.py.
 """
 
 import streamlit as st
 from starlette.middleware import Middleware
+from starlette.routing import Route
 
+from ui import hub_metrics
 from ui.base_url import BackendBaseMiddleware
 from ui.not_found import NotFoundMiddleware
 
 app = st.App("app.py", middleware=[Middleware(NotFoundMiddleware),
-                                   Middleware(BackendBaseMiddleware)])
+                                   Middleware(BackendBaseMiddleware)],
+             routes=[Route("/metrics", hub_metrics.endpoint)], lifespan=hub_metrics.lifespan)

@@ -45,6 +45,7 @@ def _status_kb(field_name: str) -> int:
 
 def _probe(path: str, every: float) -> None:
     """Append one JSON line per sample: time, RSS, peak RSS, live Runs, active sessions."""
+    from engine.hub import peek_hub
     from engine.run import Run
 
     while True:
@@ -63,6 +64,8 @@ def _probe(path: str, every: float) -> None:
             gc.collect()
             _dump_referrers(path + ".refs", Run)
         runs = sum(1 for o in gc.get_objects() if type(o) is Run)
+        hub = peek_hub()  # runs the hub's workers compute for this server's sessions
+        runs += hub.metrics()["runs_live"] if hub is not None else 0
         row = {"t": time.time(), "rss_mb": _status_kb("VmRSS") / 1024,
                "peak_mb": _status_kb("VmHWM") / 1024, "runs": runs, "sessions": sessions,
                "stored_sessions": stored, "disconnects": drops[0], "reconnects": drops[1]}
@@ -92,7 +95,7 @@ def serve(probe_path: str, port: int, extra: list[str]) -> None:
     threading.Thread(target=_probe, args=(probe_path, 0.5), daemon=True).start()
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", "app.py", "--server.headless", "true",
+    sys.argv = ["streamlit", "run", "asgi.py", "--server.headless", "true",
                 "--server.address", "127.0.0.1", "--server.port", str(port),
                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                 "--server.disconnectedSessionTTL", "2", *extra]
@@ -331,18 +334,41 @@ def main(argv=None) -> int:
     p.add_argument("--settle", type=float, default=30.0,
                    help="seconds to wait after the sessions closed before the gc check")
     p.add_argument("--out", help="write the figures as JSON here")
+    p.add_argument("--light", default="", metavar="N[,N…]",
+                   help="N sessions against the run hub, light clients (bench/hub_load.py)")
+    p.add_argument("--spread", action="store_true", help="--light: each session its own seed")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="--light: a setting of the link (repeatable)")
+    p.add_argument("--no-browser", action="store_true",
+                   help="--light: no Chromium page (no Play → step 1)")
     p.add_argument("--serve", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.serve:
         serve(args.serve, args.port, [])
         return 0
+    if args.light:
+        return _light(args)
     out = run_load(args.sessions, SMALL if args.small else {}, args.timeout, args.changes,
                    args.settle)
     if args.out:
         Path(args.out).write_text(json.dumps(out, indent=1))
     print(summary(out))
     return 0 if all(r["finished"] and not r["exceptions"] for r in out["results"]) else 1
+
+
+def _light(args) -> int:
+    """--light: many sessions against the hub (bench/hub_load.py)."""
+    from bench import hub_load
+
+    query = dict(SMALL) if args.small else {"T": 600}  # the client reads T from the link
+    query.update(dict(pair.split("=", 1) for pair in args.set))
+    counts = [int(c) for c in args.light.split(",")]
+    out = hub_load.run(counts, args.spread, query, args.timeout, not args.no_browser)
+    if args.out:
+        Path(args.out).write_text(json.dumps(out, indent=1))
+    print(hub_load.summary(out))
+    return 0 if all(m["finished"] == m["light"] for m in out["many"]) else 1
 
 
 def summary(out: dict) -> str:

@@ -10,6 +10,7 @@ from . import guard
 from . import presets as preset_mod
 from .config import SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
+from .hub import warm as hub_warm
 from .limits import limit_of
 from .limits import show as limit_show
 from .methods import NAMES
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-limits", action="store_true",
                    help="skip the converged limits of the fixed-feature methods (engine/limits)")
     sweep_cli.add_parser(sub)
+    hub_warm.add_parser(sub)
     return p
 
 
@@ -231,6 +233,8 @@ def _dispatch(args) -> int:
             return cmd_settings()
         if args.command == "sweep":
             return sweep_cli.cmd_sweep(args)
+        if args.command == "warm":
+            return hub_warm.cmd_warm(args, parse_settings, parse_seed_count)
         return cmd_run(args)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

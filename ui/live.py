@@ -11,6 +11,8 @@ from engine import guard
 from engine.config import Config, ConfigError
 from engine.frames import FrameStream
 from engine.frames.procedure import lead, neurons
+from engine.hub import HubStream, get_hub, hub_enabled
+from ui.sessions import watcher_id
 from ui.state import AppState
 
 TICK_S = 0.3  # the fragment timer (browser setInterval); ticks coalesce when the page is busy
@@ -52,7 +54,7 @@ def ensure_run(state: AppState) -> None:
     with st.spinner(f"Drawing {cfg.n:,} + {cfg.n_test:,} samples and {neurons(cfg):,} "
                     "neurons…"):
         try:
-            stream = FrameStream(cfg, device="auto")
+            stream = make_stream(cfg)
         except ConfigError as err:  # e.g. a dataset this machine cannot load
             ex.guard_error = (cfg, str(err))
             return
@@ -61,6 +63,14 @@ def ensure_run(state: AppState) -> None:
         ex.view["step"] = 0
     ex.player = None  # a new run: the browser gets it from frame 0
     ex.build_s = time.perf_counter() - t0
+
+
+def make_stream(cfg: Config):
+    """The session's view of cfg's run: the hub's (each distinct run computed once, by worker
+    processes or Ray; waits for step 0), or with FEX_WORKERS=0 a run in this session."""
+    if hub_enabled():
+        return HubStream(cfg, get_hub(), watcher_id())
+    return FrameStream(cfg, device="auto")
 
 
 def compute(state: AppState, player: dict, ahead: bool = True) -> int:

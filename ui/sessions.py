@@ -7,6 +7,8 @@ import weakref
 
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from engine.hub import peek_hub
+
 SWEEP_S = 2.0  # how often the sweeper looks for ended sessions
 _states: dict[str, weakref.ref] = {}  # session id -> that session's AppState
 _seen_ended: set[str] = set()  # found disconnected at the last sweep
@@ -21,6 +23,12 @@ def register(state) -> None:
         return
     track(ctx.session_id, state)
     _start_sweeper()
+
+
+def watcher_id() -> str:
+    """This session's name in the run hub (its Streamlit session id)."""
+    ctx = get_script_run_ctx()
+    return "bare" if ctx is None else ctx.session_id
 
 
 def track(session_id: str, state) -> None:
@@ -60,6 +68,9 @@ def release_ended(manager=None) -> int:
         # only sessions found ended at two sweeps in a row: a script run that was under way
         # when the session went has finished by then
         for sid in ended & _seen_ended:
+            hub = peek_hub()
+            if hub is not None:  # its hub run stops unless another session watches it
+                hub.leave(sid)
             state = _states.pop(sid)()
             if state is not None and (state.explore.stream is not None
                                       or state.compare.series is not None):

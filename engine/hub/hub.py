@@ -1,0 +1,254 @@
+"""The run hub: each distinct run (engine.hub.key) is computed once, by worker processes or on a
+Ray cluster, and every session that watches it gets its frames.
+
+A session subscribes with its setting; the first one starts the run, later ones join it and get
+every frame so far at once. A run nobody watches stops; its frames stay in memory (least
+recently used out, within the guard's FEX_HUB_MEMORY_MB) and, complete, on disk
+(FEX_FRAME_CACHE) for the next lecture.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+
+from .. import guard
+from ..config import Config
+from ..frames.procedure import lead
+from . import packing, store
+from .budget import Budget
+from .key import canonical, run_key
+from .slot import FACTORY
+
+FIRST = 3  # frames computed before anyone asks: steps 0, 1 and 2 (Explore's Play → step 1)
+
+
+class Hub:
+    """Runs by key, their watchers, frames and executor."""
+
+    def __init__(self, make_pool, cache: store.Path | None = None, first: int = FIRST):
+        self.make_pool, self.cache, self.first = make_pool, cache, first
+        self.pool = None
+        self.runs: dict[str, store.HubRun] = {}
+        self.watching: dict[str, str] = {}  # watcher -> key
+        self.lock = threading.RLock()
+        self.counts = Counter()  # computed, steps, cache_hits
+        self.budget = Budget()
+
+    # ------------------------------------------------------------------ sessions' side
+
+    def subscribe(self, cfg: Config, watcher: str, want: int | None = None) -> str:
+        """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
+        key = run_key(cfg)
+        with self.lock:
+            run = self.runs.get(key)
+            if run is None:  # a refusal raises here: the watcher keeps the run it had
+                run = self._cached(key) or self._new(cfg, key)
+            elif watcher not in run.watchers:
+                self.counts["cache_hits"] += run.state == "done"
+                if run.crashed:  # a new watcher of a run whose worker died: try it again
+                    run.state, run.error, run.crashed = "stopped", "", False
+            if self.watching.get(watcher, key) != key:
+                self._leave(watcher)
+            run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
+            self.watching[watcher] = key
+            self._touch(run)
+            self._drive(run)
+            return key
+
+    def want(self, key: str, watcher: str, n: int) -> None:
+        """The watcher's browser asks for n frames (step 0 included)."""
+        with self.lock:
+            run = self.runs.get(key)
+            if run is not None and watcher in run.watchers:
+                run.watchers[watcher] = max(run.watchers[watcher], int(n))
+                self._drive(run)
+
+    def leave(self, watcher: str) -> None:
+        """The watcher is gone: a run nobody watches stops."""
+        with self.lock:
+            self._leave(watcher)
+
+    def batch(self, key: str, start: int, limit: int = 200) -> dict:
+        """The browser player's data: meta and frames start.. (at most limit), done, error."""
+        with self.lock:
+            run = self.runs.get(key)
+            if run is None:
+                return {"meta": None, "start": 0, "frames": packing.join([]), "done": True,
+                        "error": "this run is no longer held; reload the page"}
+            start = min(max(0, start), len(run.frames))
+            frames = run.frames[start:start + limit]
+            done = run.state in ("done", "failed") and start + len(frames) == len(run.frames)
+            out = {"meta": run.meta, "start": start, "done": done, "error": run.error}
+            schema = run.schema
+        out["frames"] = packing.join(frames, schema)
+        return out
+
+    def status(self, key: str) -> dict:
+        """{n, T, state, error, meta} of a run (n: frames held)."""
+        with self.lock:
+            run = self.runs.get(key)
+            if run is None:
+                return {"n": 0, "T": 0, "state": "gone", "error": "", "meta": None}
+            return {"n": len(run.frames), "T": run.T, "state": run.state, "error": run.error,
+                    "meta": run.meta, "target": run.target(self.first)}
+
+    def start(self) -> None:
+        """Start the executor now (workers import torch: seconds the first page need not wait)."""
+        with self.lock:
+            self._pool()
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    def _leave(self, watcher: str) -> None:
+        key = self.watching.pop(watcher, None)
+        run = self.runs.get(key) if key else None
+        if run is None:
+            return
+        run.watchers.pop(watcher, None)
+        if run.watchers:
+            return
+        if run.state == "live":
+            self.pool.stop(key)
+            run.state = "stopped"
+        if run.state == "failed":  # a crashed run is not kept: the next watcher starts it anew
+            self._drop(run)
+        self._fit(0.0)
+
+    def _new(self, cfg: Config, key: str) -> store.HubRun:
+        """A run not held anywhere: checked by the guard, sized into the hub, then started."""
+        est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
+        pool = self._pool()
+        cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
+        self._fit(cost)
+        self.budget.admit(cfg, est, cost, self._used(pool))
+        run = store.HubRun(key, cfg.to_dict(), canonical(cfg), cost)
+        self.runs[key] = run
+        return run
+
+    def _cached(self, key: str) -> store.HubRun | None:
+        """A complete run from the disk cache, or None."""
+        body = store.load(self.cache, key) if self.cache is not None else None
+        if body is None:
+            return None
+        run = store.HubRun(key, {}, {}, meta=body["meta"], T=body["T"], schema=body["schema"],
+                           state="done")
+        run.add(0, body["frames"])
+        self.runs[key] = run
+        self.counts["cache_hits"] += 1
+        self._fit(0.0)
+        return run
+
+    def _drive(self, run: store.HubRun) -> None:
+        """Start, restart or push on the run so that it computes what its watchers want."""
+        target = run.target(self.first)
+        if run.state == "stopped" and target > len(run.frames):
+            self._pool().start(run.key, run.settings, target, len(run.frames))
+            run.state, run.asked = "live", target
+            self.counts["computed"] += 1
+        elif run.state == "live" and target > run.asked:
+            self.pool.until(run.key, target)
+            run.asked = target
+
+    def _touch(self, run: store.HubRun) -> None:
+        run.touched = time.monotonic()
+        self.runs[run.key] = self.runs.pop(run.key)  # dict order = least recently used first
+
+    def _drop(self, run: store.HubRun) -> None:
+        self.runs.pop(run.key, None)
+
+    def _used(self, pool) -> float:
+        """MB the hub holds: every run's frames, the live runs' compute, the workers."""
+        frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
+        live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
+        return frames + live + self.budget.fixed_mb(pool)
+
+    def _fit(self, extra_mb: float) -> None:
+        """Drop unwatched runs' frames, least recently used first, until extra_mb fits."""
+        if self.pool is None:
+            return
+        cap = self.budget.cap()
+        for run in [r for r in self.runs.values() if not r.watchers and r.state != "live"]:
+            if self._used(self.pool) + extra_mb <= cap:
+                return
+            self._drop(run)
+
+    def _pool(self):
+        if self.pool is None:
+            self.pool = self.make_pool(self._deliver, self._crashed)
+        return self.pool
+
+    # ------------------------------------------------------------------ executor's side
+
+    def _deliver(self, msg: tuple) -> None:
+        """A message from a worker or a Ray actor: meta, frames or the end of a run."""
+        verb, key = msg[0], msg[1]
+        frames = packing.split(msg[3]) if verb == "frames" and msg[3] is not None else []
+        with self.lock:
+            run = self.runs.get(key)
+            if verb == "frames":
+                self.counts["steps"] += msg[4]
+            if run is None or run.state != "live":
+                return  # stopped or dropped meanwhile: its worker has been told
+            if verb == "meta" and run.meta is None:  # a restarted run keeps its first meta
+                run.meta, run.T = msg[2], msg[3]  # (its player id: watchers' players go on)
+            elif verb == "frames" and frames:
+                run.schema = run.schema or packing.kinds(msg[3])
+                run.add(msg[2], frames)
+                self._fit(0.0)
+            elif verb == "done":
+                self._finish(run, msg[2])
+
+    def _finish(self, run: store.HubRun, error: str) -> None:
+        run.state, run.error = ("failed" if error else "done"), error
+        self.pool.finished(run.key)
+        if run.complete and self.cache is not None:
+            threading.Thread(target=store.save, args=(self.cache, run), daemon=True).start()
+
+    def _crashed(self, keys: set[str], busy: str, exitcode) -> None:
+        """A worker died: the run it was computing fails with one message to its watchers;
+        its other runs start again elsewhere (their frames so far are kept)."""
+        with self.lock:
+            for key in keys:
+                run = self.runs.get(key)
+                if run is None or run.state != "live":
+                    continue
+                if key == busy or len(keys) == 1:
+                    run.state, run.crashed = "failed", True
+                    run.error = (f"The worker computing this run stopped (exit code {exitcode})"
+                                 f"; the {len(run.frames)} frames computed so far stay. Change a "
+                                 "setting or reload the page to start it again.")
+                    if not run.watchers:
+                        self._drop(run)
+                else:
+                    run.state = "stopped"
+                    self._drive(run)
+
+    # ------------------------------------------------------------------ operations
+
+    def metrics(self) -> dict:
+        """Counters and gauges for /metrics (engine.hub.metrics)."""
+        with self.lock:
+            states = Counter(r.state for r in self.runs.values())
+            pool = self.pool
+            return {"sessions": len(self.watching), "runs_live": states["live"],
+                    "runs_cached": len(self.runs) - states["live"],
+                    "runs_computed_total": self.counts["computed"],
+                    "steps_computed_total": self.counts["steps"],
+                    "cache_hits_total": self.counts["cache_hits"],
+                    "queue_length": pool.queued() if pool else 0,
+                    "workers": pool.size if pool else 0,
+                    "executor": pool.executor if pool else self.budget.executor(),
+                    "memory_mb": self._used(pool) if pool else 0.0,
+                    "memory_cap_mb": self.budget.cap()}
+
+    def close(self) -> None:
+        """Stop the executor (the server is going down)."""
+        with self.lock:
+            pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+
+
+__all__ = ["Hub", "FIRST", "FACTORY"]

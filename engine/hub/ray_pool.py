@@ -1,0 +1,114 @@
+"""Runs as Ray actors (FEX_RAY_ADDRESS): one actor per run, driven one chunk at a time by a
+thread in the server, so a hall of students' own settings spreads over a cluster while the web
+server only streams. The actor wraps the same Slot as a local worker: the same frames."""
+
+from __future__ import annotations
+
+import threading
+
+import torch
+
+from ..sweep.executors import connect
+from .slot import CHUNK_S, Slot
+
+
+class RunActor:
+    """One run on the cluster (a Ray actor: its state stays between turns)."""
+
+    def __init__(self, key: str, settings: dict, until: int, have: int, factory: str):
+        torch.set_num_threads(1)  # on the cluster's worker: one thread per run, as locally
+        self.slot = Slot(key, settings, until, have, factory)
+
+    def turn(self, until: int) -> tuple[list, bool]:
+        """One chunk of steps; (messages for the hub, whether it has more to compute)."""
+        self.slot.until = max(self.slot.until, until)
+        msgs = self.slot.turn(CHUNK_S) if self.slot.wants() else []
+        return msgs, self.slot.wants()
+
+
+class RayPool:
+    """The Ray executor: same interface as engine.hub.local.LocalPool."""
+
+    executor = "ray"
+
+    def __init__(self, address: str, factory: str, deliver, crashed):
+        self.ray = connect(address)  # one-line ConfigError when there is no cluster to join
+        self.remote = self.ray.remote(num_cpus=1, max_restarts=0)(RunActor)
+        self.factory, self.deliver, self.crashed = factory, deliver, crashed
+        self.runs: dict[str, dict] = {}  # key -> actor, until, pending call, more to do
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.closed = False
+        self.thread = threading.Thread(target=self._drive, name="fex-hub-ray", daemon=True)
+        self.thread.start()
+
+    @property
+    def size(self) -> int:
+        return int(self.ray.cluster_resources().get("CPU", 1))
+
+    def start(self, key: str, settings: dict, until: int, have: int) -> None:
+        actor = self.remote.remote(key, settings, until, have, self.factory)
+        with self.lock:
+            self.runs[key] = {"actor": actor, "until": until, "ref": None, "more": True}
+        self.wake.set()
+
+    def until(self, key: str, n: int) -> None:
+        with self.lock:
+            if key in self.runs:
+                self.runs[key]["until"] = max(self.runs[key]["until"], n)
+                self.runs[key]["more"] = True
+        self.wake.set()
+
+    def stop(self, key: str) -> None:
+        self.finished(key)
+
+    def finished(self, key: str) -> None:
+        with self.lock:
+            entry = self.runs.pop(key, None)
+        if entry is not None:
+            self.ray.kill(entry["actor"], no_restart=True)
+
+    def queued(self) -> int:
+        with self.lock:
+            return max(0, len(self.runs) - self.size)
+
+    def _drive(self) -> None:
+        """Keep one turn in flight per run with work; deliver each turn's messages."""
+        while not self.closed:
+            with self.lock:
+                for entry in self.runs.values():
+                    if entry["ref"] is None and entry["more"]:
+                        entry["ref"] = entry["actor"].turn.remote(entry["until"])
+                        entry["asked"] = entry["until"]
+                refs = {e["ref"]: k for k, e in self.runs.items() if e["ref"] is not None}
+            if not refs:
+                self.wake.wait(0.5)
+                self.wake.clear()
+                continue
+            ready, _ = self.ray.wait(list(refs), num_returns=1, timeout=0.5)
+            for ref in ready:
+                self._collect(refs[ref], ref)
+
+    def _collect(self, key: str, ref) -> None:
+        try:
+            msgs, more = self.ray.get(ref)
+        except Exception as err:  # noqa: BLE001 - the actor died: only its run fails
+            with self.lock:
+                alive = self.runs.pop(key, None) is not None
+            if alive:
+                self.crashed({key}, key, f"ray: {type(err).__name__}")
+            return
+        with self.lock:
+            entry = self.runs.get(key)
+            if entry is not None:
+                # an ask that came while the turn ran is not in its answer
+                entry["ref"], entry["more"] = None, more or entry["until"] > entry["asked"]
+        for msg in msgs:
+            self.deliver(msg)
+
+    def close(self) -> None:
+        self.closed = True
+        with self.lock:
+            keys = list(self.runs)
+        for key in keys:
+            self.finished(key)

@@ -1,0 +1,79 @@
+"""One run inside an executor (a local worker process or a Ray actor): its FrameStream, how far
+its watchers want it, and which frames already went to the hub. Both executors drive runs
+through this class, so a run gives the same frames wherever it is computed."""
+
+from __future__ import annotations
+
+import importlib
+
+from ..config import ConfigError, from_dict
+from ..echo import plain
+
+FACTORY = "engine.frames:FrameStream"  # the engine-made frames (engine/frames)
+CHUNK_S = 0.2  # compute per turn: runs on one worker take turns of this length
+
+
+def load_factory(path: str):
+    """The stream class named 'module:attribute'."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+class Slot:
+    """A run being computed: turn() takes one chunk of steps and returns the hub's messages."""
+
+    def __init__(self, key: str, settings: dict, until: int, have: int, factory: str):
+        self.key, self.until, self.have = key, until, have
+        self.settings, self.factory = settings, factory
+        self.stream = None
+        self.sent = 0
+        self.finished = False
+
+    def wants(self) -> bool:
+        """Whether a turn would compute anything."""
+        if self.finished:
+            return False
+        return self.stream is None or len(self.stream) < max(self.until, self.have)
+
+    def turn(self, budget_s: float = CHUNK_S) -> list[tuple]:
+        """Build the stream (first turn) or advance it by one chunk; the messages it makes."""
+        try:
+            if self.stream is None:
+                return self._build()
+            return self._advance(budget_s)
+        except Exception as err:  # noqa: BLE001 - the run fails, the worker goes on
+            self.finished = True
+            return [("done", self.key, _one_line(err))]
+
+    def _build(self) -> list[tuple]:
+        self.stream = load_factory(self.factory)(from_dict(self.settings), device="cpu")
+        out = [("meta", self.key, self.stream.meta(), int(self.stream.T))]
+        return out + self._news(1)
+
+    def _advance(self, budget_s: float) -> list[tuple]:
+        until = max(self.until, self.have)
+        steps = self.stream.advance(budget_s=budget_s, until=until)
+        return self._news(steps)
+
+    def _news(self, steps: int) -> list[tuple]:
+        """New frames beyond what the hub holds (a restarted run recomputes those silently)."""
+        n = len(self.stream)
+        out: list[tuple] = []
+        start = max(self.sent, self.have)
+        if n > start:
+            out.append(("frames", self.key, start, self.stream.frames(start, n), steps))
+            self.sent = n
+        elif steps:
+            out.append(("frames", self.key, n, None, steps))
+        if self.stream.done:
+            self.finished = True
+            out.append(("done", self.key, self.stream.error or ""))
+        return out
+
+
+def _one_line(err: Exception) -> str:
+    """A failure as one plain line for the run's watchers."""
+    if isinstance(err, ConfigError):
+        return str(err)
+    first = str(err).splitlines()[0] if str(err) else ""
+    return plain(f"the run stopped: {type(err).__name__}: {first}", 200)

@@ -1,0 +1,106 @@
+"""The run hub behind real pages (headless Chromium, the served app): six pages on one fresh
+link are one computation, and a killed worker stops only its own run, with one message."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+from playwright.sync_api import Page
+
+# ~50 ms a step on the 2-core dev machine: the run's compute outweighs loading the page
+SETTING = {"n": 5000, "n_test": 2000, "T": 150}
+EXCEPTION = '[data-testid="stException"]'
+
+
+def link(server: str, seed: int, **extra) -> str:
+    return f"{server}/?{urlencode({**SETTING, 'seed': seed, 'step': SETTING['T'], **extra})}"
+
+
+def metric(server: str, name: str) -> float:
+    text = urllib.request.urlopen(server + "/metrics", timeout=30).read().decode()
+    found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    assert found, text
+    return float(found.group(1))
+
+
+def at_step(page: Page, step: int, timeout_s: float = 300) -> None:
+    page.wait_for_selector(f".fe-player[data-step='{step}']", timeout=timeout_s * 1000)
+
+
+def open_pages(context, urls: list[str]) -> list[Page]:
+    pages = [context.new_page() for _ in urls]
+    for page, url in zip(pages, urls, strict=True):
+        page.goto(url, wait_until="commit")
+    return pages
+
+
+def test_six_pages_on_one_link_are_one_computation(context, app_server, server_log):
+    T = SETTING["T"]
+    t0 = time.monotonic()
+    (alone,) = open_pages(context, [link(app_server, 8101)])
+    at_step(alone, T)
+    one = time.monotonic() - t0
+    alone.close()
+    before = metric(app_server, "fex_steps_computed_total")
+    t0 = time.monotonic()
+    pages = open_pages(context, [link(app_server, 8102)] * 6)
+    for page in pages:
+        at_step(page, T)
+    six = time.monotonic() - t0
+    steps = metric(app_server, "fex_steps_computed_total") - before
+    print(f"\none page alone {one:.1f} s, six pages on one link {six:.1f} s; "
+          f"{steps:.0f} steps computed for the six")
+    assert six <= 2 * one, (one, six)
+    assert T <= steps <= 1.1 * (T + 1), steps  # one run, not six
+    for page in pages:
+        assert page.locator(EXCEPTION).count() == 0
+        page.close()
+    assert "Traceback" not in server_log, server_log.text
+
+
+def workers(server_pid: int) -> list[int]:
+    """The server's spawned worker processes (engine/hub/local.py), oldest first."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+            cmd = (proc / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == server_pid and b"spawn_main" in cmd and b"resource_tracker" not in cmd:
+            out.append(int(proc.name))
+    return sorted(out)
+
+
+def test_a_killed_worker_stops_only_its_run(context, app_server, _app_server_handle):
+    T = 600  # long enough to be killed mid-run
+    urls = [link(app_server, seed, T=T, step=T) for seed in (8201, 8202)]
+    pages = open_pages(context, urls)
+    for page in pages:  # both runs are under way, each on its own (idle) worker
+        page.wait_for_function("+document.querySelector('.fe-player')?.dataset.frames > 5",
+                               timeout=300_000)
+    pids = workers(_app_server_handle.process.pid)
+    assert len(pids) >= 2, pids
+    os.kill(pids[0], signal.SIGKILL)  # worker 0 took the first run
+    status = [p.locator(".fe-player .fe-status") for p in pages]
+    deadline = time.monotonic() + 120
+    while not any("worker computing this run stopped" in s.inner_text() for s in status):
+        assert time.monotonic() < deadline, [s.inner_text() for s in status]
+        time.sleep(0.5)
+    stopped = [i for i, s in enumerate(status) if "worker computing" in s.inner_text()]
+    assert len(stopped) == 1, stopped
+    other = pages[1 - stopped[0]]
+    other.wait_for_function("+document.querySelector('.fe-player').dataset.frames > 40",
+                            timeout=300_000)  # the other run goes on
+    assert "Stopped: The worker computing this run stopped" in status[stopped[0]].inner_text()
+    assert metric(app_server, "fex_runs_live") >= 1  # the server answers, its run lives
+    for page in pages:
+        assert page.locator(EXCEPTION).count() == 0
+        page.close()

@@ -1,0 +1,46 @@
+"""A cheap stand-in for engine.frames.FrameStream in the hub's bookkeeping tests (the hub is
+what they test; tests/engine/test_hub_frames.py runs the hub on the real FrameStream)."""
+
+from __future__ import annotations
+
+import base64
+import time
+
+import numpy as np
+
+STEP_S = 0.01  # a step's compute
+
+
+class CountStream:
+    """Frame i: step i and two int16 points drawn from (seed, i): deterministic, cheap."""
+
+    def __init__(self, cfg, device: str = "cpu"):
+        self.T, self.seed, self.error, self._n = cfg.T, cfg.seed, "", 1
+
+    @property
+    def done(self) -> bool:
+        return self._n == self.T + 1
+
+    def __len__(self) -> int:
+        return self._n
+
+    def advance(self, budget_s=None, until=None) -> int:
+        t0, taken = time.perf_counter(), 0
+        while not self.done and (until is None or self._n < until):
+            time.sleep(STEP_S)
+            self._n += 1
+            taken += 1
+            if budget_s is not None and time.perf_counter() - t0 > budget_s:
+                break
+        return taken
+
+    def meta(self) -> dict:
+        return {"run": f"count-{self.seed}", "T": self.T, "neurons": 2, "points": 2}
+
+    def frames(self, start: int, stop: int) -> dict:
+        stop = min(stop, self._n)
+        pos = [np.random.default_rng([self.seed, i]).integers(-999, 999, 4).astype("<i2")
+               for i in range(start, stop)]
+        raw = np.concatenate(pos).tobytes() if pos else b""
+        return {"step": list(range(start, stop)), "text": [f"step {i}" for i in range(start, stop)],
+                "pos": base64.b64encode(raw).decode("ascii")}
