@@ -15,6 +15,9 @@ from ..network import _twins, activation, frozen_units
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Tangent, kernel_embedding
 from .problem import Objective, Problem, Refusal
 
+# every limit is solved on the CPU in float64 (the solvers make their own vectors there): a
+# run trained on a GPU has its features copied over (found on an H100: paper-parity's RF)
+CPU = "cpu"
 TIE = 1e-4  # the ridge that picks one minimiser where a method trains without decay (GFL):
 # the paper schedule's own λ. gfl-xor RF and One Step move ≤ 0.3 points between 1e-4 and 1e-6;
 # the NTK, which interpolates the sample, does not (81.6 % vs 87.4 %): docs/limits.md
@@ -55,7 +58,7 @@ def _shi(run) -> Problem | Refusal | None:
     if isinstance(obj, Refusal):
         return obj
     d, trunc = run.world.data, run.world.schedule.truncated
-    y_tr, y_te = d.y_train.to(DT), d.y_test.to(DT)
+    y_tr, y_te = d.y_train.to(CPU, DT), d.y_test.to(CPU, DT)
     if info.linearised:
         return _shi_ntk(run, obj, y_tr, y_te)
     p = run.trainer.p
@@ -72,7 +75,7 @@ def _shi(run) -> Problem | Refusal | None:
 
 
 def _relu(z, q, b, truncated):
-    pre = torch.addmm(b.to(DT), z.to(DT), q.to(DT).T)
+    pre = torch.addmm(b.to(CPU, DT), z.to(CPU, DT), q.to(CPU, DT).T)
     return pre.clamp(0.0, 1.0) if truncated else pre.clamp_min(0.0)
 
 
@@ -83,15 +86,15 @@ def _shi_ntk(run, obj, y_tr, y_te):
         h = p0.q.shape[0] // 2
         p0, fold = type(p0)(p0.q[:h], p0.b[:h], p0.a[:h]), math.sqrt(2.0)
     ops = [Tangent(*_shi_parts(p0, z, trunc), z, run.kappa, fold)
-           for z in (d.z_train, d.z_test)]
+           for z in (d.z_train.to(CPU), d.z_test.to(CPU))]
     return _tangent_problem(ops, y_tr, y_te, obj)
 
 
 def _shi_parts(p0, z, truncated):
     """(σ_i, a_i σ'_i) at θ₀ in float64 (engine.baselines.tangent_parts, without rounding)."""
-    pre = torch.addmm(p0.b.to(DT), z.to(DT), p0.q.to(DT).T)
+    pre = torch.addmm(p0.b.to(CPU, DT), z.to(CPU, DT), p0.q.to(CPU, DT).T)
     act, der = activation(pre, 0.0, truncated)
-    return act, der * p0.a.to(DT)
+    return act, der * p0.a.to(CPU, DT)
 
 
 def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem | Refusal:
@@ -129,14 +132,14 @@ def _fcb(run) -> Problem | Refusal | None:
     if info is None or not (info.frozen or info.linearised):
         return None
     obj = Objective("logistic", TIE, tie_break=True)
-    xs = [x.to(DT) for x in (run.x_tr, run.x_te)]
-    y_tr, y_te = run.y_tr.to(DT), run.y_te.to(DT)
+    xs = [x.to(CPU, DT) for x in (run.x_tr, run.x_te)]
+    y_tr, y_te = run.y_tr.to(CPU, DT), run.y_te.to(CPU, DT)
     if info.linearised:  # out = (1{W⁽⁰⁾x > 0} ⊙ W x) a: W's block only (a is fixed)
-        w0, a = run.w0.to(DT), run.a.to(DT)
-        ops = [Tangent(torch.zeros(len(x), len(a), dtype=DT), (x @ w0.T > 0).to(DT) * a, x,
+        w0, a = run.w0.to(CPU, DT), run.a.to(CPU, DT)
+        ops = [Tangent(torch.zeros(len(x), len(a), dtype=DT), (x @ w0.T > 0).to(CPU, DT) * a, x,
                        bias=False) for x in xs]
         return _tangent_problem(ops, y_tr, y_te, obj)
-    feats = [torch.relu(x @ run.w.to(DT).T) for x in xs]
+    feats = [torch.relu(x @ run.w.to(CPU, DT).T) for x in xs]
     return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj,
                    notes={"form": "primal on the feature matrix", "n": len(y_tr),
                           "p": feats[0].shape[1]})
@@ -147,29 +150,30 @@ def _gfl(run) -> Problem | Refusal | None:
         return None
     lrn, prep = run.learner, run.prep
     obj = Objective("squared" if prep.regression else "hinge", TIE, tie_break=True)
-    xs = (prep.x_train, prep.x_test)
-    y_tr = prep.fit_train.to(DT)
-    y_te = prep.y_test.to(DT)
+    xs = (prep.x_train.to(CPU), prep.x_test.to(CPU))
+    y_tr = prep.fit_train.to(CPU, DT)
+    y_te = prep.y_test.to(CPU, DT)
     offset, metric = None, "acc"
     if prep.regression:
         metric = "mse_ratio"
         if prep.offset is not None:
             rho, beta = prep.offset
-            offset = tuple((rho + x @ beta).to(DT) for x in xs)
+            offset = tuple((rho + x @ beta).to(CPU, DT) for x in xs)
     if run.method == "ntk":
         n0 = lrn.net0
         ops = [Tangent(*_gfl_parts(n0, x), x, bias=False) for x in xs]
         return _tangent_problem(ops, y_tr, y_te, obj, metric, offset)
     net = lrn.net
-    feats = [torch.relu(torch.addmm(net.b.to(DT), x.to(DT), net.w.to(DT).T)) for x in xs]
+    w, b = net.w.to(CPU, DT), net.b.to(CPU, DT)
+    feats = [torch.relu(torch.addmm(b, x.to(CPU, DT), w.T)) for x in xs]
     return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj, metric, offset,
                    notes={"form": "primal on the feature matrix", "n": len(y_tr),
                           "p": feats[0].shape[1]})
 
 
 def _gfl_parts(net, x):
-    pre = torch.addmm(net.b.to(DT), x.to(DT), net.w.to(DT).T)
-    return torch.relu(pre), (pre > 0).to(DT) * net.a.to(DT)
+    pre = torch.addmm(net.b.to(CPU, DT), x.to(CPU, DT), net.w.to(CPU, DT).T)
+    return torch.relu(pre), (pre > 0).to(CPU, DT) * net.a.to(CPU, DT)
 
 
 def _azl(run) -> Problem | Refusal | None:
@@ -178,20 +182,20 @@ def _azl(run) -> Problem | Refusal | None:
     cfg, init, world = run.cfg, run.world.init, run.world
     sets = (world.train, world.test)
     k = init.A.shape[0]
-    y_tr, y_te = (s.y.to(DT) for s in sets)
+    y_tr, y_te = (s.y.to(CPU, DT) for s in sets)
     score = _azl_score(cfg, sets)
     if run.kind == "last_layer":  # out = A σ(W⁽⁰⁾x + b₁): ridge on the hidden features
         obj = Objective("squared", cfg.wd / 2, scale=0.5)
-        feats = [torch.relu(torch.addmm(init.b1.to(DT), s.x.to(DT), init.W.to(DT).T))
+        feats = [torch.relu(torch.addmm(init.b1.to(CPU, DT), s.x.to(CPU, DT), init.W.to(CPU, DT).T))
                  for s in sets]
         return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj, "err", None, score,
                        {"form": "primal on the feature matrix", "n": len(y_tr), "p": cfg.m})
     trains_b = cfg.fc_bias == "trained"
-    A, W0, b0 = init.A.to(DT), init.W.to(DT), init.b1.to(DT)
+    A, W0, b0 = init.A.to(CPU, DT), init.W.to(CPU, DT), init.b1.to(CPU, DT)
     ops, offsets = [], []
     for s in sets:
-        x = s.x.to(DT)
-        gate = (x @ W0.T + b0 > 0).to(DT)
+        x = s.x.to(CPU, DT)
+        gate = (x @ W0.T + b0 > 0).to(CPU, DT)
 
         def model(w, *bias, x=x, gate=gate):
             lin = x @ w.T + (bias[0] if bias else 0.0)
