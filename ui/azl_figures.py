@@ -8,10 +8,8 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.azl.narrate import narrate
-from engine.azl.world import from_engine
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
-from engine.procedures import RECORDS
+from engine.procedures import RECORDS, procedure_of
 from engine.report import history_rows
 from ui.figures import MARGIN
 
@@ -96,7 +94,8 @@ def is_azl(runs: dict) -> bool:
 
 def live_panel(runs: dict, cfg) -> None:
     """Compare's charts for a regression world: test error with kα², c_F / c_G, narration."""
-    threshold, seed = from_engine(cfg).threshold, cfg.seed
+    proc = procedure_of(cfg)  # the record: its chart's kα² line and its narration
+    threshold = next(line.value(cfg) for chart in proc.charts for line in chart.lines)
     history = {AZL_NAMES.get(m, m): history_rows(r) for m, r in runs.items()}
     st.plotly_chart(error_figure(history, threshold), key="azl_error",
                     config={"displaylogo": False})
@@ -106,8 +105,8 @@ def live_panel(runs: dict, cfg) -> None:
     if lead is not None:
         run = next(r for m, r in runs.items() if AZL_NAMES.get(m, m) == lead)
         last = run.history[-1]
-        st.markdown(narrate(last.extra, last.step, threshold, seed, LABELS.get(lead, lead)))
-        st.caption(weights_line(last.extra, from_engine(cfg).k))
+        st.markdown(proc.narrate(last.extra, last.step, cfg, LABELS.get(lead, lead)))
+        st.caption(weights_line(last.extra, cfg.k))
     st.caption("Methods of the resnet3 procedure: the 3-layer ResNet, the 3-layer FC net, the "
                "2-layer net, its NTK and the last layer on fixed random features (the conjugate "
                "kernel), from one shared initialisation on the same batches (docs/azl.md).")

@@ -79,6 +79,9 @@ class ProcedureRecord:
     # (cfg, methods, embed) -> GFLOP-equivalents of its runs, for the guard's time estimate,
     # when the engine's count does not fit them
     run_gflop: Callable | None = None
+    # (extra, step, cfg, label) -> one sentence on a finished or live step of its lead method,
+    # for a view that shows its runs without frames (Compare's narration)
+    narrate: Callable | None = None
     explore_run: Callable | None = None  # (built world) -> Explore's run, if not its lead's
     # the frame maker that draws its runs and narrates each step (engine/frames MAKERS: "engine",
     # "gfl", "azl"): its map, stars, counts, curves and words

@@ -7,12 +7,15 @@ import ast
 import re
 from pathlib import Path
 
+from engine.procedures import REGISTRY
+
 ROOT = Path(__file__).resolve().parents[2]
 # what a dispatch on a run looks at: the run, its snapshots or history, the stream, the world
 RUNLIKE = ("run", "r", "snap", "history", "stream", "world", "learner", "prep")
 # engine modules that hold a run type's internals: the frame makers (engine/frames) read them
-INTERNALS = ("engine.mds", "engine.gfl", "engine.azl.explore", "engine.azl.run",
-             "engine.scenarios._common")
+# and each procedure's own package (its record is read through engine.procedures)
+INTERNALS = ("engine.mds", "engine.gfl", "engine.azl", "engine.scenarios._common",
+             *(f"engine.procedures.{name}" for name in REGISTRY))
 
 
 def dispatches(source: str, name: str = "<src>") -> list[str]:
@@ -50,7 +53,10 @@ def test_the_check_finds_each_kind_of_dispatch() -> None:
            'extra = getattr(snap, "extra", None) or {}\n'
            'from engine.gfl.probes import layer_probes\n'
            'from engine import mds\n'
+           'from engine.azl.narrate import narrate\n'
+           'from engine.procedures.resnet3 import threshold\n'
            'kind = {getattr(r, "kind", m) for m, r in runs.items()}\n')
-    assert len(dispatches(old)) == 7
-    fine = 'x = getattr(state.cfg, name)\ny = getattr(running, name)\nok = isinstance(v, float)\n'
+    assert len(dispatches(old)) == 9
+    fine = ('x = getattr(state.cfg, name)\ny = getattr(running, name)\nok = isinstance(v, float)\n'
+            'from engine.procedures import RECORDS, procedure_of\n')
     assert dispatches(fine) == []

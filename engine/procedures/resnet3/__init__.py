@@ -10,6 +10,7 @@ from functools import lru_cache
 from ...azl.config import FC_BIASES, LABELS, RANGES, AZLConfig
 from ...azl.data import TEST_PROBE
 from ...azl.explore import ExploreRun
+from ...azl.narrate import narrate
 from ...azl.run import AZLRun, AZLWorld, build_world
 from ...azl.world import from_engine
 from ...method_table import Method
@@ -56,6 +57,11 @@ def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
     the peak is the whole-set evaluation through the 300×300 layer."""
     kept = params + (cfg.T + 1) * (cfg.m * 2 + cfg.m * cfg.d / 10) * 4
     return kept, 8 * max(cfg.n, cfg.n_test, TEST_PROBE) * cfg.m * 4
+
+
+def narrate_step(extra: dict, step: int, cfg, label: str = "") -> str:
+    """The ResNet's step in words against kα² (engine.azl.narrate), for Compare."""
+    return narrate(extra, step, threshold(cfg), cfg.seed, label)
 
 
 def threshold(cfg) -> float:
@@ -120,4 +126,4 @@ RECORD = ProcedureRecord(
     tuple(m.name for m in METHODS), make_run, SOURCE, TABLE, neurons=lambda m: m,
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
-    frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES)
+    frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step)
