@@ -13,8 +13,11 @@ from urllib.parse import urlencode
 
 from playwright.sync_api import Page
 
-# ~50 ms a step on the 2-core dev machine: the run's compute outweighs loading the page
-SETTING = {"n": 5000, "n_test": 2000, "T": 150}
+# the run's compute must outweigh what grows with the pages (their start, the frames routed to
+# each): on the idle 2-core machine n = 5000, T = 150 gave 3.4 s alone vs 9.5 s for six, and
+# n = 20000, T = 600 10.4 vs 19.7 s; the paper's n = 50000 at T = 300 gives 8.4-8.8 vs 13.7-15.4
+# s (the frames' size grows with m and T, a step's compute with n)
+SETTING = {"n": 50000, "n_test": 10000, "T": 300}
 EXCEPTION = '[data-testid="stException"]'
 
 

@@ -117,7 +117,8 @@ def test_the_recipe_gives_a_procedure_the_cli_trains_and_the_pages_show(tmp_path
     name = follow_recipe(tmp_path)
     with pytest.raises(ConfigError):  # the unmodified app does not know it
         from_dict({"procedure": name})
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    # FEX_WORKERS=0: its AppTest computes Explore in the session, as tests/ui do (conftest.py)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1", "FEX_WORKERS": "0"}
     args = [a for s in (*TINY, f"procedure={name}") for a in ("--set", s)]
     cli = [sys.executable, "-m", "engine", "run", *args, "--quiet"]
     res = subprocess.run([*cli, "--methods", "toy_net,toy_rf", "--out", "r.json"],

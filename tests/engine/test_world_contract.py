@@ -187,7 +187,8 @@ def test_the_readme_world_recipe_gives_a_world_the_cli_trains_and_explore_shows(
     name = follow_recipe(tmp_path)
     with pytest.raises(ConfigError):  # the unmodified package does not know it
         from_dict({"scenario": name})
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    # FEX_WORKERS=0: its AppTest computes Explore in the session, as tests/ui do (conftest.py)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1", "FEX_WORKERS": "0"}
     tiny = ("n=400", "n_test=200", "m=10", "T=6", "batch=100", "d=20", "D=1", "k=1",
             "schedule=standard", f"scenario={name}")
     args = [a for s in tiny for a in ("--set", s)]
