@@ -186,7 +186,11 @@ def write_json(path: str, report: dict) -> None:
 
 def history_csv(runs: dict) -> str:
     """All methods' per-step scalars as one long CSV (a `method` column first)."""
-    rows = [{"method": m, **row} for m, r in runs.items() for row in history_rows(r)]
+    return rows_csv([{"method": m, **row} for m, r in runs.items() for row in history_rows(r)])
+
+
+def rows_csv(rows: list[dict]) -> str:
+    """Rows as CSV, the columns in order of first appearance."""
     keys: list[str] = []
     for row in rows:
         keys += [k for k in row if k not in keys]

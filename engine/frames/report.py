@@ -3,23 +3,12 @@ CSV and the JSON report in the CLI's schema (engine.report)."""
 
 from __future__ import annotations
 
-import csv
-import io
-
-from ..report import aggregate, clean, with_paper
+from ..report import aggregate, clean, rows_csv, with_paper
 
 
 def history_csv(rows: list[dict], method: str = "network") -> str:
     """The per-step rows as engine.report.history_csv writes them (a `method` column first)."""
-    rows = [{"method": method, **row} for row in rows]
-    keys: list[str] = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
+    return rows_csv([{"method": method, **row} for row in rows])
 
 
 def build_report(meta: dict, frames: dict, timing: dict, preset=None) -> dict:
