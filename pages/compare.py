@@ -16,7 +16,7 @@ from engine.presets import PRESETS
 from engine.report import cell, history_csv
 from ui import compare_view as cv
 from ui import controls, limits_view
-from ui.azl_figures import is_azl, live_panel
+from ui.azl_figures import live_panel, own_panel
 from ui.figures import accuracy_figure, is_regression
 from ui.router import ensure_router
 from ui.state import (
@@ -182,7 +182,7 @@ def live() -> None:
         elif limits and st.session_state.get(LIMITS_SHOWN) != id(comp.runs):
             st.session_state[LIMITS_SHOWN] = id(comp.runs)
             st.rerun()  # the last limit is in: redraw the table and stop the timer
-    if comp is not None and is_azl(comp.runs):
+    if comp is not None and own_panel(comp.cfg):
         live_panel(comp.runs, comp.cfg)
     elif comp is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)

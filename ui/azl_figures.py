@@ -13,7 +13,7 @@ from engine.procedures import RECORDS, procedure_of
 from engine.report import history_rows
 from ui.figures import MARGIN
 
-__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "is_azl", "live_panel",
+__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "own_panel", "live_panel",
            "projection_figure", "threshold_line", "weights_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
@@ -84,12 +84,10 @@ def weights_line(extra: dict, k: int) -> str:
     return text + "."
 
 
-def is_azl(runs: dict) -> bool:
-    """True when the runs report AZL's numbers (test error and the F / G projections; another
-    regression world's runs without c_G keep the accuracy view)."""
-    first = next(iter(runs.values()), None)
-    scalars = first.history[0].scalars() if first and first.history else {}
-    return "test_err" in scalars and "c_G" in scalars
+def own_panel(cfg) -> bool:
+    """True when the procedure's record narrates its Compare runs itself (resnet3: test error
+    against kα², c_F / c_G, its words), read from the record, never from the runs."""
+    return procedure_of(cfg).narrate is not None
 
 
 def live_panel(runs: dict, cfg) -> None:

@@ -12,14 +12,13 @@ __all__ = ["header", "regression", "scores"]  # Compare's charts (ui/figures.py)
 
 
 def header(cfg: Config) -> str:
-    """The setting in one line above the player (a world the resnet3 procedure trains, the AZL
-    world: its own settings, no p_o and no paper schedule)."""
-    if "resnet3" in world(cfg).procedures:
-        return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · "
-                f"m={cfg.m}** · n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · "
-                f"seed={cfg.seed}")
+    """The setting in one line above the player: the procedure's own line where its record has
+    one (resnet3), else the common settings the world reads and how it trains."""
+    proc = procedure_of(cfg)
+    if proc.header is not None:
+        return proc.header(cfg)
     record = world(cfg)
     how = (f"schedule={cfg.schedule}" if reads_common(record, "schedule") else
-           f"procedure={procedure_of(cfg).name}")
+           f"procedure={proc.name}")
     return (f"**{summary_line(cfg)}** · n={cfg.n:,} · T={cfg.T} · batch={cfg.batch} · "
             f"{how} · seed={cfg.seed}")

@@ -82,6 +82,9 @@ class ProcedureRecord:
     # (extra, step, cfg, label) -> one sentence on a finished or live step of its lead method,
     # for a view that shows its runs without frames (Compare's narration)
     narrate: Callable | None = None
+    # (cfg) -> the one-line setting above Explore's player when the common line does not fit
+    # (resnet3: its variant, k outputs, SGD steps; no p_o, no paper schedule)
+    header: Callable | None = None
     explore_run: Callable | None = None  # (built world) -> Explore's run, if not its lead's
     # the frame maker that draws its runs and narrates each step (engine/frames MAKERS: "engine",
     # "gfl", "azl"): its map, stars, counts, curves and words

@@ -30,6 +30,10 @@ def dispatches(source: str, name: str = "<src>") -> list[str]:
             if node.func.id == "isinstance" and len(node.args) > 1 and \
                     "Run" in ast.unparse(node.args[1]):
                 found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+        if isinstance(node, ast.Compare) and any(  # a branch on a procedure's name
+                isinstance(c, ast.Constant) and c.value in REGISTRY
+                for c in (node.left, *node.comparators)):
+            found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
         if isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
             if any(n.startswith(INTERNALS) for n in names):
@@ -55,8 +59,9 @@ def test_the_check_finds_each_kind_of_dispatch() -> None:
            'from engine import mds\n'
            'from engine.azl.narrate import narrate\n'
            'from engine.procedures.resnet3 import threshold\n'
+           'if "resnet3" in world(cfg).procedures:\n    pass\n'
            'kind = {getattr(r, "kind", m) for m, r in runs.items()}\n')
-    assert len(dispatches(old)) == 9
+    assert len(dispatches(old)) == 10
     fine = ('x = getattr(state.cfg, name)\ny = getattr(running, name)\nok = isinstance(v, float)\n'
             'from engine.procedures import RECORDS, procedure_of\n')
     assert dispatches(fine) == []

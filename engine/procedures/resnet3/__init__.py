@@ -64,6 +64,12 @@ def narrate_step(extra: dict, step: int, cfg, label: str = "") -> str:
     return narrate(extra, step, threshold(cfg), cfg.seed, label)
 
 
+def header(cfg) -> str:
+    """Explore's setting line for the AZL world: its variant, k outputs, SGD steps."""
+    return (f"**AZL world ({cfg.azl_variant}) · d={cfg.d} · k={cfg.k} outputs · m={cfg.m}** · "
+            f"n={cfg.n:,} · T={cfg.T} SGD steps · batch={cfg.batch} · seed={cfg.seed}")
+
+
 def threshold(cfg) -> float:
     """kα²: the test error of a perfect F with no G (cfg: an engine Config)."""
     return cfg.k * cfg.azl_alpha ** 2
@@ -126,4 +132,5 @@ RECORD = ProcedureRecord(
     tuple(m.name for m in METHODS), make_run, SOURCE, TABLE, neurons=lambda m: m,
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
-    frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step)
+    frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
+    header=header)
