@@ -29,10 +29,9 @@ REGISTRY = (
 )
 RECORDS: dict[str, ProcedureRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
-BY_NAME = RECORDS  # the name the pages used before the registry (engine/procedures.py)
 PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the world's first
 
-__all__ = ["REGISTRY", "RECORDS", "BY_NAME", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
+__all__ = ["REGISTRY", "RECORDS", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
            "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
            "owner_of", "glossary", "runs_with"]
 

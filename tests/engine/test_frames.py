@@ -13,7 +13,7 @@ from engine.config import Config, ConfigError
 from engine.frames import MAKERS, FrameStream
 from engine.frames.procedure import credit, frame_name
 from engine.frames.report import build_report, history_csv
-from engine.procedures import BY_NAME
+from engine.procedures import RECORDS
 from engine.report import build_report as run_report
 from engine.report import history_csv as run_csv
 from engine.scenarios import WORLDS
@@ -113,7 +113,7 @@ def test_a_procedure_the_world_lacks_is_refused_naming_the_field() -> None:
 
 
 def test_every_procedure_has_one_frame_maker_and_a_credit() -> None:
-    for name in BY_NAME:
+    for name in RECORDS:
         world = next(w for w in WORLDS.values() if name in w.procedures)
         cfg = Config(scenario=world.name, procedure=name)
         assert frame_name(cfg) in MAKERS, name
