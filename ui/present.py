@@ -70,8 +70,9 @@ def header(m: Mode, title: str) -> None:
     """Title row: the title, the presentation toggle and (in it) the theme switch."""
     if m.on:
         _style(m)
-    # room for the whole "Presentation mode" label beside the sidebar at 1280 px
-    cols = st.columns([5, 1.6, 1.4] if m.on else [5, 2.2], vertical_alignment="center")
+    # room for the whole "Presentation mode" label at 1280 px, also in the moment before the
+    # presentation style hides the sidebar (the label is 1.15rem then; CI caught it cut there)
+    cols = st.columns([4.2, 2.3, 1.4] if m.on else [5, 2.2], vertical_alignment="center")
     cols[0].markdown(f"## {title}" if m.on else f"# {title}")
     cols[1].toggle("Presentation mode", key=PRESENT_KEY,
                    help="no sidebar, large type, map and accuracy side by side; keys: space = "
