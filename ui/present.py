@@ -96,5 +96,10 @@ def _style(m: Mode) -> None:
                 f'color:{DARK_FG} !important}}'
                 f'.stApp button:not(.fe-play){{background:#262730 !important;'
                 f'color:{DARK_FG} !important;border-color:#4a5060 !important}}'
-                '.stApp button[kind*="Active"]{background:#1f5fbf !important}')
+                '.stApp button[kind*="Active"]{background:#1f5fbf !important}'
+                # a help "?" is a button too: without this it was a dark square beside its label
+                '.stApp [data-testid="stTooltipIcon"] button{background:transparent !important;'
+                'border:none !important}'
+                f'.stApp [data-testid="stTooltipIcon"] svg{{stroke:{DARK_FG} !important;'
+                'opacity:0.7}')
     st.html(f"<style>{css}</style>")

@@ -138,6 +138,12 @@ def test_presentation_mode_fits_map_accuracy_and_narration_on_one_screen(
         assert box and box["width"] > 200 and box["y"] >= 0, (part, box)
         assert box["y"] + box["height"] <= 800, (part, box)  # nothing below the fold
     assert page.locator(f"{PLAYER} .fe-map").bounding_box()["width"] > 500  # side by side
+    # the toggle's help "?" is a button: it was a dark square with a dark icon on the dark page
+    help_icon = page.get_by_role("button", name="Help for Presentation mode")
+    assert help_icon.evaluate("b => getComputedStyle(b).backgroundColor") in (
+        "rgba(0, 0, 0, 0)", "transparent")
+    stroke = help_icon.locator("svg").evaluate("s => getComputedStyle(s).stroke")
+    assert sum(int(v) for v in stroke[4:-1].split(",")[:3]) > 450, stroke  # a light stroke
     expect(page.locator(f"{PLAYER} .fe-align")).to_be_hidden()
     page.locator("body").press("ArrowRight")  # → = one step, computed on demand
     wait_step(page, 1)
