@@ -89,15 +89,15 @@ def test_azl_rows_store_test_error_and_c_g_of_resnet_and_two_layer(tmp_path):
     run_sweep(spec, str(tmp_path / "a"))
     rows = rows_by_method(tmp_path / "a")
     comp = Comparison(spec.config({"n": 200, "azl_drop_epoch": 1}, 0),
-                      ("network", "two_layer"), "cpu")
+                      ("resnet3", "two_layer"), "cpu")
     comp.run_all()
-    for m in ("network", "two_layer"):
+    for m in ("resnet3", "two_layer"):
         summary = comp.runs[m].summary()
         assert rows[m]["test_err"] == pytest.approx(summary["test_err"], rel=1e-6)
         assert rows[m]["c_G"] == pytest.approx(summary["c_G"], abs=1e-6)
         assert rows[m]["test_acc"] is None
     assert comp.runs["two_layer"].method == "two_layer"
-    assert rows["network"]["test_err"] != pytest.approx(rows["two_layer"]["test_err"])
+    assert rows["resnet3"]["test_err"] != pytest.approx(rows["two_layer"]["test_err"])
 
 
 def test_a_method_the_world_does_not_train_is_one_line_before_work(tmp_path):

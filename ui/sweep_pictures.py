@@ -90,7 +90,7 @@ def azl_error_figure():
     """Test error over N, the methods named as the world names them, its kα² level drawn (the
     Sweep page's own figure and level, on a log axis)."""
     df, axes, _ = _load("azl-error-vs-n")
-    fig = _lines(df, axes, "test_err", ("network", "two_layer"), "n",
+    fig = _lines(df, axes, "test_err", ("resnet3", "two_layer"), "n",
                  "AZL world: test error over N at 900 SGD steps (mean ± std, 3 seeds)")
     fig.update_yaxes(type="log")
     for level, words in sd.levels(df, "test_err"):

@@ -80,10 +80,10 @@ SWEEP_PRESETS = {p.name: p for p in [
         "network − RF widens with d"),
     SweepPreset(
         "azl-error-vs-n",
-        SweepSpec("azl-resnet", {}, (), AZL_CELLS, 3, 0, ("network", "two_layer")),
+        SweepSpec("azl-resnet", {}, (), AZL_CELLS, 3, 0, ("resnet3", "two_layer")),
         "Only the 3-layer ResNet learns the hierarchical part G(F) from few samples; a 2-layer "
         "network learns F and no G (Allen-Zhu & Li 2019, Fig. 2 and [L241]).",
-        "the ResNet's (network's) test error falls below kα² = 0.72 once N is large enough, "
+        "the ResNet's (resnet3's) test error falls below kα² = 0.72 once N is large enough, "
         "while the 2-layer net approaches kα² from above and stays there (c_G ≈ 0)"),
 ]}
 

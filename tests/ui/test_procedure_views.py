@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -107,14 +109,19 @@ def test_the_guides_glossary_is_every_records():
     assert "neuron pairs (2m hidden neurons)" not in text  # the paper's alone, said as such
 
 
-def test_the_stored_azl_sweep_names_the_resnet_by_its_procedures_label():
-    """docs/results/sweep-azl-error-vs-n.sqlite stores the ResNet as `network` (its older name):
-    the Sweep page's lines call it "3-layer ResNet", not "Network"."""
+def test_an_older_azl_sweep_names_the_resnet_by_its_procedures_label(tmp_path):
+    """Stores written before 2026-11-26 name the ResNet `network` (its older name; the stored
+    docs/results sweep did until then): the Sweep page's lines call it "3-layer ResNet"."""
     from ui.state import STATE_KEY, AppState
 
+    older = tmp_path / "older.sqlite"
+    shutil.copy(ROOT / "docs" / "results" / "sweep-azl-error-vs-n.sqlite", older)
+    with sqlite3.connect(older) as con:
+        assert con.execute("UPDATE results SET method = 'network' "
+                           "WHERE method = 'resnet3'").rowcount == 12
     at = AppTest.from_file(str(ROOT / "pages" / "sweep.py"), default_timeout=120)
     state = AppState()
-    state.sweep.sources["azl"] = ROOT / "docs" / "results" / "sweep-azl-error-vs-n.sqlite"
+    state.sweep.sources["azl"] = older
     at.session_state[STATE_KEY] = state
     at.session_state["sweep_pick"] = "azl"
     at.run()
