@@ -135,9 +135,9 @@ class CompareStream:
         """The JSON report (the CLI's schema, engine.report.build_report) of the finished seeds,
         the first seed's history, diverged_at after a divergence."""
         series = self._series
-        first = series.first
-        return build_report(first.cfg, first.runs, str(first.world.device),
-                            timing or self.timing(), series.per_seed, preset, series.diverged)
+        first, timing = series.first, self.timing() if timing is None else timing
+        return build_report(first.cfg, first.runs, str(first.world.device), timing,
+                            series.per_seed, preset, series.diverged)
 
     def csv(self) -> str:
         """The first seed's per-step rows of every method as one CSV (a `method` column first)."""
