@@ -13,11 +13,11 @@ from engine.echo import markdown_plain
 from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
-from engine.report import cell, history_csv
+from engine.report import cell
 from ui import compare_view as cv
 from ui import controls, limits_view
-from ui.azl_figures import live_panel, own_panel
-from ui.figures import accuracy_figure, is_regression
+from ui.azl_figures import live_panel
+from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
     get_state,
@@ -30,7 +30,7 @@ from ui.state import (
 ensure_router()
 
 SMOOTHING_KEY, SMOOTHING_DEFAULT = "compare_smoothing", 0.6
-LIMITS_SHOWN = "compare_limits_shown"  # session key: id(runs) whose limits forced one redraw
+LIMITS_SHOWN = "compare_limits_shown"  # session key: id(stream) whose limits forced one redraw
 TICK_S = 0.3  # seconds between live updates (2–5 redraws a second stay smooth)
 
 state = get_state()
@@ -98,17 +98,15 @@ def play_controls() -> int:
 
 def downloads(state, report: dict) -> None:
     """CSV of the per-step curves and the JSON report (same schema as the CLI)."""
-    first = state.compare.series.first
-    runs = list(first.runs.values())
-    rows = sum(len(r.history) for r in runs)
+    stream = state.compare.stream
     try:  # sized before anything is built (engine/exports.py); built when pressed
         exports.check("curves CSV and report", "T", state.cfg.T,
-                      exports.table_mb(rows, max(len(r.history[-1].scalars()) for r in runs)))
+                      exports.table_mb(*stream.export_size()))
     except ConfigError as err:
         st.caption(f"No download on this server: {markdown_plain(str(err))}")
         return
     d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Curves (CSV)", lambda: history_csv(first.runs), "compare_history.csv",
+    d1.download_button("Curves (CSV)", stream.csv, "compare_history.csv",
                        "text/csv", icon=":material/download:", key="compare_csv")
     d2.download_button("Report (JSON)", lambda: json.dumps(report, indent=1),
                        "compare_report.json", "application/json", icon=":material/download:",
@@ -148,16 +146,15 @@ def table(report: dict) -> None:
 
 def limits_pending() -> bool:
     """True while the finished comparison's converged limits are still being computed."""
-    series = state.compare.series
-    return series is not None and series.first is not None and \
-        limits_view.pending(series.first.runs)
+    stream = state.compare.stream
+    return stream is not None and stream.limits_pending()
 
 
 @st.fragment(run_every=TICK_S if state.compare.playing or limits_pending() else None)
 def live() -> None:
     """One tick: advance the comparison, then draw the counter, curves, table and downloads."""
     if state.compare.playing:
-        building = state.compare.comparison is None
+        building = not state.compare.running
         wait = st.spinner("Drawing the data and the initial network…", show_time=True)
         with wait if building else contextlib.nullcontext():
             cv.advance(state)
@@ -171,29 +168,30 @@ def live() -> None:
     st.progress(min(step / max(T, 1), 1.0))
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")
-    comp = cv.shown(state)
+    stream = cv.shown(state)  # the comparison stream once built: rows, meta, limits
+    meta = None if stream is None else stream.meta()
     limits = {}
-    if state.compare.summary is not None and comp is not None:
-        waiting = limits_view.pending(comp.runs)
-        limits = limits_view.ready(comp.runs)
+    if state.compare.summary is not None and stream is not None:
+        waiting = stream.limits_pending()
+        limits = stream.limits()
         limit_show.attach(state.compare.summary, limits)
         if waiting:
             st.caption("Computing each fixed-feature method's converged limit (engine/limits)…")
-        elif limits and st.session_state.get(LIMITS_SHOWN) != id(comp.runs):
-            st.session_state[LIMITS_SHOWN] = id(comp.runs)
+        elif limits and st.session_state.get(LIMITS_SHOWN) != id(stream):
+            st.session_state[LIMITS_SHOWN] = id(stream)
             st.rerun()  # the last limit is in: redraw the table and stop the timer
-    if comp is not None and own_panel(comp.cfg):
-        live_panel(comp.runs, comp.cfg)
-    elif comp is not None:
+    if meta is not None and meta["own_panel"]:
+        live_panel(stream, stream.cfg)
+    elif meta is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
-        fig = limits_view.add_lines(accuracy_figure(comp.runs, comp.cfg.T, smoothing=smoothing),
-                                    limits, comp.cfg.T)
+        fig = limits_view.add_lines(accuracy_figure(stream.rows(), stream.T,
+                                                    smoothing=smoothing), limits, stream.T)
         st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
         if limits and not limits_pending():
             st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "
                        "decay solved to a certificate (duality gap or gradient norm ≤ 1e-4), "
                        "beside its T-step curve.")
-        if is_regression(comp.runs):
+        if meta["regression"]:
             st.caption("A regression world: each curve is the test MSE / Var(y) — 1 is no better "
                        "than predicting the mean, 0 is a perfect fit; lower is better.")
         st.slider("Curve smoothing", 0.0, 0.95, smoothing, 0.05, key=SMOOTHING_KEY,

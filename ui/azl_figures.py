@@ -1,5 +1,5 @@
-"""The AZL world's two charts from per-step rows (a report's history.<m>, or the live runs'
-snapshot scalars): test error per method with the kα² line, and c_F / c_G over steps."""
+"""The AZL world's two charts from per-step rows (a report's history.<m>, or the comparison
+stream's rows): test error per method with the kα² line, and c_F / c_G over steps."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
-from engine.procedures import RECORDS, procedure_of
-from engine.report import history_rows
+from engine.procedures import RECORDS
 from ui.figures import MARGIN
 
-__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "own_panel", "live_panel",
+__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "live_panel",
            "projection_figure", "threshold_line", "weights_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
@@ -84,27 +83,21 @@ def weights_line(extra: dict, k: int) -> str:
     return text + "."
 
 
-def own_panel(cfg) -> bool:
-    """True when the procedure's record narrates its Compare runs itself (resnet3: test error
-    against kα², c_F / c_G, its words), read from the record, never from the runs."""
-    return procedure_of(cfg).narrate is not None
-
-
-def live_panel(runs: dict, cfg) -> None:
-    """Compare's charts for a regression world: test error with kα², c_F / c_G, narration."""
-    proc = procedure_of(cfg)  # the record: its chart's kα² line and its narration
-    threshold = next(line.value(cfg) for chart in proc.charts for line in chart.lines)
-    history = {AZL_NAMES.get(m, m): history_rows(r) for m, r in runs.items()}
+def live_panel(stream, cfg) -> None:
+    """Compare's charts for a procedure that narrates its runs (the record's own panel): test
+    error with its chart's reference line (kα²), c_F / c_G, the lead method's words; all read
+    from the comparison stream (engine/frames/compare.py), never from the runs."""
+    charts = stream.meta()["charts"]
+    threshold = next(line["value"] for chart in charts for line in chart["lines"])
+    history = {AZL_NAMES.get(m, m): rows for m, rows in stream.rows().items()}
     st.plotly_chart(error_figure(history, threshold), key="azl_error",
                     config={"displaylogo": False})
     st.plotly_chart(projection_figure(history, tuple(history)), key="azl_projection",
                     config={"displaylogo": False})
-    lead = next((m for m in ("resnet3", *history) if m in history), None)
-    if lead is not None:
-        run = next(r for m, r in runs.items() if AZL_NAMES.get(m, m) == lead)
-        last = run.history[-1]
-        st.markdown(proc.narrate(last.extra, last.step, cfg, LABELS.get(lead, lead)))
-        st.caption(weights_line(last.extra, cfg.k))
+    told = stream.narration()  # (lead method, its words on the last step)
+    if told is not None:
+        st.markdown(told[1])
+        st.caption(weights_line(history[told[0]][-1], cfg.k))
     st.caption("Methods of the resnet3 procedure: the 3-layer ResNet, the 3-layer FC net, the "
                "2-layer net, its NTK and the last layer on fixed random features (the conjugate "
                "kernel), from one shared initialisation on the same batches (docs/azl.md).")

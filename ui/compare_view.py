@@ -1,20 +1,19 @@
-"""Compare page logic: build, advance and summarise the session's Comparison (no drawing here)."""
+"""Compare page logic: build, advance and summarise the session's comparison stream
+(engine/frames/compare.py: the page never holds the runs; no drawing here)."""
 
 from __future__ import annotations
 
 import shlex
-import time
 
 import pandas as pd
 
 from engine import guard
 from engine.config import ConfigError
+from engine.frames.compare import CompareStream
 from engine.presets import PRESETS, Preset, preset_config
 from engine.procedures import RECORDS, ProcedureRecord, procedure_of
 from engine.reads import read_diff
-from engine.report import build_report, cell, rows_for, score_key
-from engine.run import DivergenceError
-from engine.seeds import SeedSeries
+from engine.report import cell, rows_for, score_key
 from ui import limits_view
 from ui.state import CompareState, fmt_value, matching_preset
 
@@ -82,15 +81,15 @@ def pause(state) -> None:
     state.compare.playing = False
 
 
-def _series(state) -> SeedSeries:
-    """The session's series of seeds for the current key (created at the first tick)."""
+def _stream(state) -> CompareStream:
+    """The session's comparison stream for the current key (created at the first tick)."""
     cs = state.compare
-    if cs.series is None:
+    if cs.stream is None:
         seeds = cs.key[2] if cs.key else 1
         methods = chosen(state)
-        cs.series = SeedSeries(state.cfg, methods, seeds, embed=False,
-                               prepare=lambda cfg: _prepare(cs, cfg, methods))
-    return cs.series
+        cs.stream = CompareStream(state.cfg, methods, seeds,
+                                  prepare=lambda cfg: _prepare(cs, cfg, methods))
+    return cs.stream
 
 
 def _prepare(cs: CompareState, cfg, methods: tuple[str, ...]) -> bool:
@@ -107,20 +106,19 @@ def advance(state, budget_s: float = TICK_BUDGET_S) -> None:
     messages, and a finished or diverged series its report."""
     cs = state.compare
     try:
-        series = _series(state)
-        series.advance(budget_s)
+        stream = _stream(state)
+        stream.advance(budget_s)
     except ConfigError as err:
         _fail(cs, f"Cannot start this comparison: {err}")
-    except DivergenceError as err:
-        _fail(cs, f"{err}.")
-        if series.first is not None:
-            cs.summary = make_report(state, err)  # every step before the divergence
     except (ValueError, RuntimeError, MemoryError) as err:
         _fail(cs, f"The comparison stopped: {type(err).__name__}: {err}")
     else:
-        if series.done:
+        if stream.error:  # a divergence: the report holds every step before it
+            _fail(cs, f"{stream.error}.")
+            cs.summary = make_report(state)
+        elif stream.done:
             cs.summary, cs.playing = make_report(state), False
-            limits_view.start(series.first.runs)  # off the critical path: a thread
+            stream.limits_start()  # off the critical path: a thread
 
 
 def _fail(cs: CompareState, message: str) -> None:
@@ -141,35 +139,25 @@ def paper_preset(state) -> Preset | None:
         return None
 
 
-def make_report(state, diverged: DivergenceError | None = None) -> dict:
+def make_report(state) -> dict:
     """The JSON report (CLI schema) of the finished seeds (with diverged_at after a divergence)."""
-    series = state.compare.series
-    first = series.first
-    timing = {"total_s": time.perf_counter() - series.t0, "setup_s": first.setup_s}
-    return build_report(first.cfg, first.runs, str(first.world.device), timing, series.per_seed,
-                        paper_preset(state), diverged)
+    return state.compare.stream.report(paper_preset(state))
 
 
-def shown(state):
-    """The comparison whose curves are drawn: the running one, else the first finished seed."""
-    series = state.compare.series
-    return None if series is None else series.shown
-
-
-def finished_seeds(state) -> list[dict]:
-    """Per-seed summaries of the seeds finished so far."""
-    series = state.compare.series
-    return [] if series is None else series.per_seed
+def shown(state) -> CompareStream | None:
+    """The stream whose curves are drawn (its running seed, else the first), once built."""
+    stream = state.compare.stream
+    return stream if stream is not None and stream.started else None
 
 
 def progress(state) -> tuple[int, int, int, int]:
     """(step, T, seed number, seed count) of the run in progress or the last one."""
-    cs, comp = state.compare, shown(state)
+    cs, stream = state.compare, shown(state)
     seeds = cs.key[2] if cs.key else 1
-    seed_no = min(len(finished_seeds(state)) + (cs.comparison is not None), seeds)
-    if comp is None:
+    seed_no = 0 if cs.stream is None else min(cs.stream.finished + cs.stream.running, seeds)
+    if stream is None:
         return 0, state.cfg.T, max(seed_no, 1), seeds
-    return comp.t, comp.cfg.T, max(seed_no, 1), seeds
+    return stream.t, stream.T, max(seed_no, 1), seeds
 
 
 def _cell(key: str, value, std: float | None = None, signed: bool = False) -> str:

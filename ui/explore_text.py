@@ -4,11 +4,8 @@ come with the frame stream's meta() and frames(): engine/frames)."""
 from __future__ import annotations
 
 from engine.config import Config, summary_line
-from engine.frames.base import regression, scores
 from engine.procedures import procedure_of
 from engine.scenarios import reads_common, world
-
-__all__ = ["header", "regression", "scores"]  # Compare's charts (ui/figures.py) read the last two
 
 
 def header(cfg: Config) -> str:

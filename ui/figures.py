@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.frames.base import MSE_KEY
 from engine.methods import BY_NAME, LABELS
 from engine.procedures import RECORDS
-from ui import explore_text
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
@@ -49,31 +49,34 @@ def smooth(y: np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
-def is_regression(runs: dict) -> bool:
-    """Whether the runs report test MSE / Var(y) instead of an accuracy."""
-    first = next(iter(runs.values()), None)
-    return bool(first and first.history and explore_text.regression(first.history[0]))
+def is_regression(rows: dict) -> bool:
+    """Whether the rows (method → per-step rows, CompareStream.rows) report test MSE / Var(y)
+    instead of an accuracy."""
+    first = next(iter(rows.values()), None)
+    return bool(first) and MSE_KEY in first[0]
 
 
-def _value(snap, regression: bool) -> float:
-    """A snapshot's test number: MSE / Var(y) (regression) or accuracy."""
-    return explore_text.scores(snap)[1] if regression else float(snap.test_acc)
+def _value(row: dict, regression: bool) -> float:
+    """A row's test number: MSE / Var(y) (regression) or accuracy (None: not a number)."""
+    value = row.get(MSE_KEY) if regression else row.get("test_acc")
+    return math.nan if value is None else float(value)
 
 
-def curve(history, regression: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(steps, test accuracy or MSE / Var(y)) of a run's history, thinned to MAX_POINTS."""
-    steps = np.fromiter((s.step for s in history), float, len(history))
-    acc = np.fromiter((_value(s, regression) for s in history), float, len(history))
+def curve(rows: list[dict], regression: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, test accuracy or MSE / Var(y)) of a method's rows, thinned to MAX_POINTS."""
+    steps = np.fromiter((r["step"] for r in rows), float, len(rows))
+    acc = np.fromiter((_value(r, regression) for r in rows), float, len(rows))
     if len(steps) > MAX_POINTS:
         idx = np.unique(np.linspace(0, len(steps) - 1, MAX_POINTS).round().astype(int))
         steps, acc = steps[idx], acc[idx]
     return steps, acc
 
 
-def _traces(method: str, history, smoothing: float, regression: bool = False) -> list[go.Scatter]:
+def _traces(method: str, rows: list[dict], smoothing: float,
+            regression: bool = False) -> list[go.Scatter]:
     """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath."""
     style, symbol, without = method_style(method)
-    x, raw = curve(history, regression)
+    x, raw = curve(rows, regression)
     hover = "test MSE/Var %{y:.3f}" if regression else "test %{y:.1%}"
     group = "without" if without else "with"
     faint = [go.Scatter(x=x, y=raw, mode="lines", line={**style, "width": 1}, opacity=0.3,
@@ -88,20 +91,20 @@ def _traces(method: str, history, smoothing: float, regression: bool = False) ->
                       + (" (smoothed)" if smoothing > 0 else "") + "<extra></extra>")]
 
 
-def _floor(runs: dict, usual: float) -> float:
+def _floor(rows: dict, usual: float) -> float:
     """The accuracy axis's lower end: `usual`, or lower (in steps of 0.1) so that no step of any
-    run falls below it (unbalanced classes without weights test at 20 %)."""
-    values = [float(s.test_acc) for r in runs.values() for s in r.history]
+    method falls below it (unbalanced classes without weights test at 20 %)."""
+    values = [_value(r, False) for part in rows.values() for r in part]
     lowest = min((v for v in values if math.isfinite(v)), default=usual)
     return min(usual, math.floor((lowest - 0.02) * 10) / 10)
 
 
-def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
+def accuracy_figure(rows: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
     """Test accuracy per step for each method (Figs. 1/5/7), or test MSE / Var(y) for a
-    regression world; steps 1–2 are shaded."""
-    regression = is_regression(runs)
-    fig = go.Figure([t for m, r in runs.items()
-                     for t in _traces(m, r.history, smoothing, regression)])
+    regression world, from method → per-step rows (CompareStream.rows); steps 1–2 shaded."""
+    regression = is_regression(rows)
+    fig = go.Figure([t for m, part in rows.items()
+                     for t in _traces(m, part, smoothing, regression)])
     # steps 1 and 2 are where the features emerge; shade them so they are visible at any T
     fig.add_vrect(x0=0, x1=2, fillcolor="#888888", opacity=0.15, line_width=0,
                   annotation_text="steps 1–2", annotation_position="top left")
@@ -111,7 +114,7 @@ def accuracy_figure(runs: dict, T: int, height: int = 440, smoothing: float = 0.
         yaxis=({"title": "test MSE / Var(y) (lower is better)", "rangemode": "tozero"}
                if regression else
                {"title": "test accuracy", "tickformat": ".0%",
-                "range": [_floor(runs, 0.3), 1.02]}),
+                "range": [_floor(rows, 0.3), 1.02]}),
         legend={"groupclick": "toggleitem"}, uirevision="compare")
     return fig
 

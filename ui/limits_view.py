@@ -1,66 +1,16 @@
 """Converged limits (engine/limits) on the pages: computed in a background thread once a
-comparison has finished, so no view waits for them; drawn as a dashed line per fixed-feature
-method in its colour ("converged limit") and added to the tables beside the T-step value."""
+comparison has finished (CompareStream.limits_start, engine/limits/background.py), so no view
+waits for them; drawn as a dashed line per fixed-feature method in its colour ("converged
+limit") and added to the tables beside the T-step value."""
 
 from __future__ import annotations
 
-import atexit
-import threading
-
 import plotly.graph_objects as go
 
-from engine.limits import limit_of
-from engine.limits.problem import CANCEL
 from engine.methods import BY_NAME, LABELS
 from engine.report import cell
 
 KEYS = (("test_acc", "Test %"), ("test_err", "Test err"), ("test_mse_ratio", "Test MSE/Var"))
-_JOBS: dict[int, tuple] = {}  # id(runs) → (runs, thread, results); the runs keep the id unique
-KEEP = 8
-
-
-def start(runs: dict) -> None:
-    """Begin computing the limits of these finished runs (once; returns at once)."""
-    if id(runs) in _JOBS:
-        return
-    while len(_JOBS) >= KEEP:
-        _JOBS.pop(next(iter(_JOBS)))
-    results: dict = {}
-    thread = threading.Thread(target=_work, args=(runs, results), daemon=True,
-                              name="converged-limits")
-    _JOBS[id(runs)] = (runs, thread, results)
-    thread.start()
-
-
-@atexit.register
-def _stop() -> None:
-    """At exit: stop the solvers and wait for their threads (one still inside torch while the
-    interpreter shuts down aborts the process)."""
-    CANCEL.set()
-    for _, thread, _ in list(_JOBS.values()):
-        thread.join(timeout=30)
-
-
-def _work(runs: dict, results: dict) -> None:
-    for method, run in list(runs.items()):
-        try:
-            lim = limit_of(run)
-        except (RuntimeError, ValueError, MemoryError) as err:  # shown, never raised in a thread
-            lim = {"refused": f"{type(err).__name__}: {err}"}
-        if lim is not None:
-            results[method] = lim
-
-
-def ready(runs: dict) -> dict:
-    """method → limit of those computed so far (empty before start)."""
-    job = _JOBS.get(id(runs))
-    return {} if job is None or job[0] is not runs else dict(job[2])
-
-
-def pending(runs: dict) -> bool:
-    """True while the background thread for these runs still works."""
-    job = _JOBS.get(id(runs))
-    return job is not None and job[0] is runs and job[1].is_alive()
 
 
 def value(lim: dict) -> tuple[str, float] | None:

@@ -73,11 +73,11 @@ def release_ended(manager=None) -> int:
                 hub.leave(sid)
             state = _states.pop(sid)()
             if state is not None and (state.explore.stream is not None
-                                      or state.compare.series is not None):
+                                      or state.compare.stream is not None):
                 # no st.* here: plain attribute writes on the ended session's own object
                 state.compare.playing = False
                 state.explore.stream = state.explore.run_cfg = None  # its run and data
-                state.compare.series = state.compare.key = None  # its seeds' runs and data
+                state.compare.stream = state.compare.key = None  # its seeds' runs and data
                 released += 1
         _seen_ended.clear()
         _seen_ended.update(ended)

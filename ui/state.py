@@ -17,9 +17,8 @@ from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
 
 if TYPE_CHECKING:  # annotations only
-    from engine.compare import Comparison
     from engine.frames import FrameStream
-    from engine.seeds import SeedSeries
+    from engine.frames.compare import CompareStream
 
 STATE_KEY = "app"
 METHODS_PARAM = "methods"  # the Compare page's method list; not a Config field
@@ -47,10 +46,10 @@ class ExploreState:
 
 @dataclass
 class CompareState:
-    """Compare's page: its methods and one series of seeds (engine.seeds.SeedSeries)."""
+    """Compare's page: its methods and one comparison stream (engine/frames/compare.py)."""
 
     methods: tuple[str, ...] = DEFAULT_METHODS
-    series: SeedSeries | None = None  # the seeds trained so far, the running one, a divergence
+    stream: CompareStream | None = None  # its seeds one after another: rows, report, limits
     key: tuple | None = None  # (cfg, methods, seeds) the series was built for
     playing: bool = False
     error: str | None = None
@@ -58,9 +57,9 @@ class CompareState:
     estimate: str | None = None  # the guard's cost per seed, shown under the controls
 
     @property
-    def comparison(self) -> Comparison | None:
-        """The seed being trained now (None between seeds and when done)."""
-        return None if self.series is None else self.series.current
+    def running(self) -> bool:
+        """A seed is being trained now (False before the first, between seeds and when done)."""
+        return self.stream is not None and self.stream.running
 
 
 @dataclass

@@ -62,7 +62,7 @@ def test_default_page_renders_with_the_six_table_methods() -> None:
     assert at.multiselect(key="compare_methods").value == list(DEFAULT_METHODS)
     assert any("step 0 / 600" in m.value for m in at.markdown)
     assert any("Press **Play**" in i.value for i in at.info)
-    assert at.session_state["app"].compare.comparison is None  # nothing trains before Play
+    assert not at.session_state["app"].compare.running  # nothing trains before Play
 
 
 def test_tiny_comparison_runs_to_the_end_with_every_method(finished: AppTest) -> None:
@@ -139,17 +139,15 @@ def test_changing_the_methods_restarts_cleanly() -> None:
     assert at.session_state["app"].compare.playing
     at.multiselect(key="compare_methods").set_value(["network"]).run()
     state = at.session_state["app"]
-    assert state.compare.comparison is None and not state.compare.playing
+    assert not state.compare.running and not state.compare.playing
     assert state.compare.methods == ("network",)
 
 
 def test_paper_numbers_and_difference_beside_ours(finished: AppTest) -> None:
-    from engine.report import build_report
     from ui.compare_view import tables
 
-    sr = finished.session_state["app"].compare.series
-    comp = sr.first
-    report = build_report(comp.cfg, comp.runs, "cpu", {}, sr.per_seed, PRESETS["paper-parity"])
+    stream = finished.session_state["app"].compare.stream
+    report = stream.report(PRESETS["paper-parity"], timing={})
     frame = dict(tables(report))["With input structure"]
     assert frame.loc["Test % · paper", "NTK"] == "86.4"
     ours = report["methods"]["ntk"]["test_acc"]
@@ -160,7 +158,7 @@ def test_paper_numbers_and_difference_beside_ours(finished: AppTest) -> None:
     assert frame.loc["Test % · Δ (ours − paper)", "Network"].endswith("✗")
     assert frame.loc["Cos · paper", "NTK"] == "NA"
     # the page only shows paper numbers while the setting is the preset's own
-    assert from_dict(PRESETS["paper-parity"].settings) != comp.cfg
+    assert from_dict(PRESETS["paper-parity"].settings) != stream.cfg
 
 
 def test_divergence_stops_with_a_message_and_keeps_the_curves() -> None:
@@ -182,7 +180,7 @@ def test_a_sidebar_setting_restarts_the_comparison_and_the_url_follows() -> None
     state = at.session_state["app"]
     assert state.cfg.m == 30
     # the old result is gone
-    assert state.compare.comparison is None and state.compare.summary is None
+    assert not state.compare.running and state.compare.summary is None
     assert not at.dataframe
     assert at.query_params["m"] == "30" and at.query_params["methods"] == "network"
 
@@ -277,7 +275,7 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
     raw = fig.data[at_net - 1].to_plotly_json()["y"]  # the faint raw curve beneath the smoothed
     if isinstance(raw, dict):  # plotly's binary encoding of an array
         raw = np.frombuffer(base64.b64decode(raw["bdata"]), dtype=raw["dtype"])
-    want = [s.extra["test_mse_ratio"] for s in state.compare.series.first.runs["network"].history]
+    want = [r["test_mse_ratio"] for r in state.compare.stream.rows()["network"]]
     assert np.allclose(raw, want, rtol=1e-6)
 
 
@@ -285,12 +283,10 @@ def test_limits_arrive_after_the_run_as_dashed_lines_and_table_rows() -> None:
     """The converged limits come from a background thread once the run is done: the page keeps
     ticking until they are in, then draws a dashed 'converged limit' line per fixed-feature
     method (in its colour) and adds the limit and its certificate to the table."""
-    from ui import limits_view
-
     at = play_to_end(open_compare({**TINY, "methods": "network,ntk,rf,one_step,two_step"}))
-    runs = at.session_state["app"].compare.series.first.runs
+    stream = at.session_state["app"].compare.stream
     for _ in range(600):
-        if not limits_view.pending(runs):
+        if not stream.limits_pending():
             break
         at.run()
     at.run()

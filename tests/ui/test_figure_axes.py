@@ -3,16 +3,13 @@ axis starts at 30 % unless a step of a run is lower, then below that step."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from ui.figures import accuracy_figure
 
 
 def runs(*curves: list[float]) -> dict:
-    """Runs whose history is the given test accuracies, step by step (what the figure reads)."""
+    """Per-method rows (CompareStream.rows) with the given test accuracies, step by step."""
     names = ("network", "ntk", "rf")
-    return {names[q]: SimpleNamespace(history=[SimpleNamespace(step=i, train_acc=a, test_acc=a)
-                                               for i, a in enumerate(c)])
+    return {names[q]: [{"step": i, "train_acc": a, "test_acc": a} for i, a in enumerate(c)]
             for q, c in enumerate(curves)}
 
 

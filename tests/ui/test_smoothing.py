@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -21,13 +19,12 @@ def test_smooth_is_a_debiased_moving_average():
     assert s.min() == s[10] == pytest.approx(0.8, abs=1e-3)
 
 
-def history(acc: list[float]) -> list:
-    return [SimpleNamespace(step=i, train_acc=a, test_acc=a) for i, a in enumerate(acc)]
+def history(acc: list[float]) -> list[dict]:
+    return [{"step": i, "train_acc": a, "test_acc": a} for i, a in enumerate(acc)]
 
 
 def test_compare_figure_smooths_each_method():
-    runs = {"network": SimpleNamespace(history=history([0.5, 1.0, 0.6, 1.0])),
-            "ntk": SimpleNamespace(history=history([0.5, 0.7, 0.8, 0.8]))}
+    runs = {"network": history([0.5, 1.0, 0.6, 1.0]), "ntk": history([0.5, 0.7, 0.8, 0.8])}
     fig = compare_figure(runs, 3, smoothing=0.6)
     named = [t for t in fig.data if t.showlegend is not False]
     assert [t.name for t in named] == ["Network", "NTK"] and len(fig.data) == 4
