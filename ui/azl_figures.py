@@ -71,11 +71,17 @@ def projection_figure(history: dict, methods=("resnet3", "two_layer"),
     return fig
 
 
+def _two(value) -> str:
+    """A probe to two decimals; '—' where the row has none (the report's rows hold None, not
+    NaN, for a probe a step did not measure)."""
+    return "—" if value is None or value != value else f"{value:.2f}"
+
+
 def weights_line(extra: dict, k: int) -> str:
     """Where the weights sit: pair purity and relevant share of W's rows, V's support share."""
-    text = (f"First layer: pair purity {extra['pair_purity']:.2f} (the largest of {k} pair "
-            f"shares: about 0.18 for random rows at k = 8, 1 on a pair star), "
-            f"share on x₁…x₂ₖ {extra['relevant_share']:.2f} "
+    text = (f"First layer: pair purity {_two(extra.get('pair_purity'))} (the largest of {k} "
+            f"pair shares: about 0.18 for random rows at k = 8, 1 on a pair star), "
+            f"share on x₁…x₂ₖ {_two(extra.get('relevant_share'))} "
             f"({2 * k}/30 at random)")
     v = extra.get("v_support")
     if v is not None and v == v:  # NaN: no second block

@@ -42,3 +42,12 @@ def test_weights_line_reads_the_probes():
     assert "out₄ (what G reads) 0.81" in text
     assert "V's" not in weights_line({"pair_purity": 0.1, "relevant_share": 0.5,
                                       "v_support": float("nan")}, 8)
+
+
+def test_weights_line_says_what_a_row_lacks():
+    """A report row holds None where a probe was not measured (clean() turns NaN into None):
+    the caption shows '—' there instead of stopping Compare with a TypeError."""
+    from ui.azl_figures import weights_line
+
+    text = weights_line({"pair_purity": None, "relevant_share": float("nan"), "v_support": None}, 8)
+    assert "pair purity — (" in text and "x₁…x₂ₖ — (" in text
