@@ -12,7 +12,8 @@ from .free_text import check_free_text
 from .population import label_set
 from .procedures import PROCEDURE_SETTINGS, PROCEDURES, owner_of, procedure_of
 from .relations import check_relations
-from .scenarios import WORLDS, reads_common
+from .scenarios import WORLDS, pinned, reads_common
+from .scenarios._common import DATA_COMMON
 from .spec import Spec
 
 LABELINGS = ("parity", "interval", "threshold", "custom")
@@ -125,6 +126,8 @@ COMMON: dict[str, Spec] = {
 
 def _world_settings() -> dict[str, Spec]:
     """Every world's own settings in the registry's order; a name is declared once."""
+    if set(DATA_COMMON) != {n for n, s in COMMON.items() if s.group == "data"}:
+        raise ValueError("engine.scenarios._common.DATA_COMMON must list COMMON's data group")
     out: dict[str, Spec] = {}
     for record in WORLDS.values():
         for name, spec in record.settings.items():
@@ -262,17 +265,28 @@ def validate(cfg: Config) -> Config:
     record = WORLDS.get(cfg.scenario)  # a valid name: its range was checked above
     check_relations(cfg, lambda name: reads_common(record, name))
     procedure_of(cfg)  # ConfigError when the world does not run with the procedure
+    for name, (value, why) in pinned(cfg).items():
+        if getattr(cfg, name) != value:
+            raise ConfigError(name, getattr(cfg, name), f"{value} ({why})")
     rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
     if rules is not None:
         rules(cfg)
     return cfg
 
 
+def with_pins(cfg: Config, given=()) -> Config:
+    """cfg with its world's pinned settings at their values, except those in `given` (a user's
+    own value is validated, not overwritten): picking the AZL world or its variant sets d, k."""
+    fixed = {n: v for n, (v, _) in pinned(cfg).items() if n not in given}
+    return dataclasses.replace(cfg, **fixed) if fixed else cfg
+
+
 def from_dict(values: dict[str, Any], base: Config | None = None) -> Config:
-    """Build a validated Config from loose (e.g. string) values; unknown names are errors."""
+    """Build a validated Config from loose (e.g. string) values; unknown names are errors; the
+    world's pinned settings follow unless given."""
     base = base or Config()
     changes = {name: coerce(name, raw) for name, raw in values.items()}
-    return validate(dataclasses.replace(base, **changes))
+    return validate(with_pins(dataclasses.replace(base, **changes), changes))
 
 
 def diff(cfg: Config, base: Config | None = None) -> dict[str, Any]:

@@ -7,12 +7,13 @@ from typing import Any
 
 import streamlit as st
 
-from engine.config import SPECS, Config, ConfigError, validate
+from engine.config import SPECS, Config, ConfigError, validate, with_pins
 from engine.echo import markdown_plain
 from engine.guard import ResourceError
 from engine.presets import PRESETS, preset_config
 from engine.procedures import PROCEDURE_SETTINGS, procedure_of
 from engine.reads import sidebar_shows
+from engine.scenarios import pinned
 from engine.spec import Spec
 from ui import live
 from ui.state import AppState, matching_preset
@@ -62,10 +63,11 @@ def preset_shown(state: AppState) -> str:
 
 
 def widget_config(state: AppState) -> Config:
-    """The setting the widgets show (validated; raises ConfigError)."""
+    """The setting the widgets show (validated; raises ConfigError); the world's pinned
+    settings follow the others (a new AZL variant sets k), whatever a hidden widget kept."""
     changes = {name: st.session_state[key(name)] for name in SPECS
                if key(name) in st.session_state}
-    return validate(dataclasses.replace(state.cfg, **changes))
+    return validate(with_pins(dataclasses.replace(state.cfg, **changes)))
 
 
 def on_widget(state: AppState, name: str) -> None:
@@ -177,6 +179,16 @@ def _visible(name: str, cfg: Config) -> bool:
     return sidebar_shows(name, cfg)
 
 
+def _pinned_text(group: str, cfg: Config) -> None:
+    """The settings of a group that the world fixes, as text: a slider there would move
+    nothing (the AZL world: d = 30, k = the variant's outputs)."""
+    fixed = [f"{SPECS[n].label} = {v} ({why})" for n, (v, why) in pinned(cfg).items()
+             if SPECS[n].group == group]
+    if fixed:
+        st.caption("Fixed by the world: " + "; ".join(fixed), help="not a control: the "
+                   "world's rules allow one value, and another setting decides it")
+
+
 def sidebar(state: AppState) -> None:
     """Preset picker and every setting, grouped: data, network, steps, baselines."""
     sync_widgets(state)
@@ -198,6 +210,7 @@ def sidebar(state: AppState) -> None:
             st.subheader(title)
             for name in main:
                 _widget(name, SPECS[name], state)
+            _pinned_text(group, shown)
             if more:
                 with st.expander(MORE_TITLES[group]):
                     for name in more:

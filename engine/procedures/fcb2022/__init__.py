@@ -48,4 +48,5 @@ RECORD = ProcedureRecord(
     "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
     REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
     neurons=lambda m: 2 * m, run_bytes=run_bytes, glossary=GLOSSARY,
+    reads=("m", "T", "eta"),  # full-batch GD with step η: no batch, schedule or optimizer
     charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy"),))

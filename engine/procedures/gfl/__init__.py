@@ -61,6 +61,7 @@ RECORD = ProcedureRecord(
     "gfl", "Shi 2024, Algorithm 1 (gradient feature learning)", ("binary", "regression"),
     tuple(BY_NAME[m] for m in METHODS), METHODS, make_run, SOURCE, TABLE,
     neurons=lambda m: 4 * m, run_bytes=run_bytes, glossary=GLOSSARY, frame="gfl",
+    reads=("m", "T", "batch", "optimizer", "optimizer_w", "eta", "eta_w"),  # run.stage_rule
     charts=(Chart("score", "Test accuracy or MSE / Var(y)", ("test_acc", "test_mse_ratio"),
                   "test accuracy / MSE ÷ Var(y)"),
             Chart("coverage", "Coverage", ("coverage",), "coverage")))

@@ -133,4 +133,4 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header)
+    header=header, reads=("m", "T", "batch"))  # engine.azl.world.ENGINE_NAMES
