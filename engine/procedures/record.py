@@ -41,6 +41,7 @@ class Chart:
     axis: str  # the y axis title
     log: bool = False
     lines: tuple[Line, ...] = ()
+    terms: tuple[str, ...] = ()  # the glossary terms its curves and lines show (the Guide's)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ...gfl.run import GFLRun
 from ...method_table import BY_NAME
 from ...spec import Spec
 from ..record import Chart, CompareTable, ProcedureRecord, Source
-from ..rows import ACCURACY, MSE, regression
+from ..rows import ACCURACY, MDS_MAP, MSE, TEST_ACCURACY, WEIGHT_SHARE, regression
 
 SOURCE = Source("Shi, PhD dissertation 2024, ch. 3, Algorithm 1",
                 "Gradient feature learning: one large gradient step finds the features the "
@@ -98,6 +98,10 @@ GLOSSARY = (
                  "1 when every direction has a neuron on it"),
     ("D_j", "a feature direction the labels depend on (the map's stars ±D_j)"),
     ("MSE / Var(y)", "a regression world's test error: 1 = predicting the mean, 0 = perfect"),
+    WEIGHT_SHARE,
+    ("on a direction", "a neuron within cos 0.9 of one of D_j's stars (signed for a cluster "
+                       "centre); a star group's count is how many"),
+    TEST_ACCURACY, MDS_MAP,
 )
 RECORD = ProcedureRecord(
     "gfl", "Shi 2024, Algorithm 1 (gradient feature learning)", ("binary", "regression"),
@@ -106,5 +110,5 @@ RECORD = ProcedureRecord(
     settings=SETTINGS,
     reads=("m", "T", "batch", "optimizer", "optimizer_w", "eta", "eta_w"),  # run.stage_rule
     charts=(Chart("score", "Test accuracy or MSE / Var(y)", ("test_acc", "test_mse_ratio"),
-                  "test accuracy / MSE ÷ Var(y)"),
-            Chart("coverage", "Coverage", ("coverage",), "coverage")))
+                  "test accuracy / MSE ÷ Var(y)", terms=("test accuracy", "MSE / Var(y)")),
+            Chart("coverage", "Coverage", ("coverage",), "coverage", terms=("coverage",))))
