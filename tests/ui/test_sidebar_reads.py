@@ -114,3 +114,21 @@ def test_every_shown_control_changes_what_the_run_reads(world, procedure):
                 and fingerprint(after) == fingerprint(before) and trace(after) == trace(before):
             wrong.append(f"{name} changed, and neither the data nor the first steps did")
     assert not wrong, f"{world}/{procedure}: " + "; ".join(wrong)
+
+
+def test_an_optional_switch_shows_auto_and_round_trips():
+    """An on/off setting left to the schedule or the world reads "auto" (never Streamlit's
+    "Choose an option"), and on/off reach the setting (gfl_rebias, the paper's intercept)."""
+    at = AppTest.from_function(_app, default_timeout=60)
+    at.session_state[STATE_KEY] = AppState(cfg=base("gfl_xor", "gfl"))
+    at.run()
+    box = at.selectbox(key="w_gfl_rebias")
+    assert box.value == "auto" and box.options == ["auto", "on", "off"]
+    box.select("on").run()
+    assert at.session_state[STATE_KEY].cfg.gfl_rebias is True
+    at.selectbox(key="w_gfl_rebias").select("auto").run()
+    assert at.session_state[STATE_KEY].cfg.gfl_rebias is None
+    at = AppTest.from_function(_app, default_timeout=60)
+    at.session_state[STATE_KEY] = AppState(cfg=Config())
+    at.run()
+    assert at.selectbox(key="w_intercept").value == "auto"
