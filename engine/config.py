@@ -4,6 +4,7 @@ own in its record) from which the frozen Config dataclass, validation, CLI, URL 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from typing import Any
 
@@ -12,7 +13,7 @@ from .free_text import check_free_text
 from .population import label_set
 from .procedures import PROCEDURE_SETTINGS, PROCEDURES, owner_of, procedure_of
 from .relations import check_relations
-from .scenarios import WORLDS, pinned, reads_common
+from .scenarios import WORLDS, pinned, reads_common, with_pins
 from .scenarios._common import DATA_COMMON
 from .spec import Spec
 
@@ -204,7 +205,10 @@ Config.__doc__ = "Every setting of a run; None in a step-size field means 'from 
 def coerce(name: str, raw: Any) -> Any:
     """Turn a string or loose value into the setting's type, or raise ConfigError."""
     if name not in SPECS:
-        raise ConfigError(name, raw, "a known setting: " + ", ".join(SPECS))
+        close = difflib.get_close_matches(str(name), SPECS, n=3)
+        hint = f"; close: {', '.join(close)}" if close else ""
+        raise ConfigError(name, raw, f"a known setting (`python -m engine settings` lists all "
+                                     f"{len(SPECS)}){hint}")
     spec = SPECS[name]
     if spec.optional and (raw is None or (isinstance(raw, str) and raw.strip().lower()
                                           in ("", "auto", "none"))):
@@ -272,13 +276,6 @@ def validate(cfg: Config) -> Config:
     if rules is not None:
         rules(cfg)
     return cfg
-
-
-def with_pins(cfg: Config, given=()) -> Config:
-    """cfg with its world's pinned settings at their values, except those in `given` (a user's
-    own value is validated, not overwritten): picking the AZL world or its variant sets d, k."""
-    fixed = {n: v for n, (v, _) in pinned(cfg).items() if n not in given}
-    return dataclasses.replace(cfg, **fixed) if fixed else cfg
 
 
 def from_dict(values: dict[str, Any], base: Config | None = None) -> Config:

@@ -47,6 +47,7 @@ numbers that scalars() includes); the engine's runs yield the engine's Snapshot.
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -86,8 +87,8 @@ WORLDS: dict[str, WorldRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
 WORLD_SETTINGS = frozenset(name for r in WORLDS.values() for name in r.settings)
 
-__all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "pinned", "input_dim",
-           "pattern_space", "dictionary", "download_setting", "make_dataset",
+__all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "pinned", "with_pins",
+           "input_dim", "pattern_space", "dictionary", "download_setting", "make_dataset",
            "make_run", "headline", "centre_cosines", "centre_coverage", "neighbour_cosine",
            "two_cluster_score", "scenario_presets"]
 
@@ -118,6 +119,13 @@ def pinned(cfg: Config) -> dict:
     """{setting: (value, why)} of the settings cfg's world fixes (WorldRecord.pins)."""
     pins = WORLDS[cfg.scenario].pins if cfg.scenario in WORLDS else None
     return {} if pins is None else pins(cfg)
+
+
+def with_pins(cfg: Config, given=()) -> Config:
+    """cfg with its world's pinned settings at their values, except those in `given` (a user's
+    own value is validated, not overwritten): picking the AZL world or its variant sets d, k."""
+    fixed = {n: v for n, (v, _) in pinned(cfg).items() if n not in given}
+    return dataclasses.replace(cfg, **fixed) if fixed else cfg
 
 
 def reads_common(record: WorldRecord, name: str) -> bool:
