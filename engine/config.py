@@ -169,6 +169,10 @@ _WORLD = _world_settings()
 SPECS: dict[str, Spec] = {**COMMON, **_WORLD, **_procedure_settings()}
 
 
+# what a message names instead of all the settings' names, which no longer fit one line
+KNOWN = f"a known setting (`python -m engine settings` lists all {len(SPECS)})"
+
+
 class _Settings:
     """The methods of Config (its fields are generated from SPECS below)."""
 
@@ -207,8 +211,7 @@ def coerce(name: str, raw: Any) -> Any:
     if name not in SPECS:
         close = difflib.get_close_matches(str(name), SPECS, n=3)
         hint = f"; close: {', '.join(close)}" if close else ""
-        raise ConfigError(name, raw, f"a known setting (`python -m engine settings` lists all "
-                                     f"{len(SPECS)}){hint}")
+        raise ConfigError(name, raw, f"{KNOWN}{hint}")
     spec = SPECS[name]
     if spec.optional and (raw is None or (isinstance(raw, str) and raw.strip().lower()
                                           in ("", "auto", "none"))):
