@@ -14,7 +14,6 @@ from .population import label_set
 from .procedures import PROCEDURE_SETTINGS, PROCEDURES, owner_of, procedure_of
 from .relations import check_relations
 from .scenarios import WORLDS, pinned, reads_common, with_pins
-from .scenarios._common import DATA_COMMON
 from .spec import Spec
 
 LABELINGS = ("parity", "interval", "threshold", "custom")
@@ -127,8 +126,6 @@ COMMON: dict[str, Spec] = {
 
 def _world_settings() -> dict[str, Spec]:
     """Every world's own settings in the registry's order; a name is declared once."""
-    if set(DATA_COMMON) != {n for n, s in COMMON.items() if s.group == "data"}:
-        raise ValueError("engine.scenarios._common.DATA_COMMON must list COMMON's data group")
     out: dict[str, Spec] = {}
     for record in WORLDS.values():
         for name, spec in record.settings.items():

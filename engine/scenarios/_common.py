@@ -14,7 +14,7 @@ from ..data import Dataset, Stats
 from ..errors import ConfigError
 from ..evaluate import Snapshot
 
-# The common data settings (engine.config.COMMON's group "data"; config checks this list). A
+# The common data settings (engine.config.COMMON's group "data"; a test checks this list). A
 # world's `common` may name TRAINING for every other common setting: the procedure's to read.
 DATA_COMMON = ("scenario", "labeling", "d", "D", "k", "p_o", "p_a", "t1", "t2", "P",
                "structure", "neg_ratio", "noise", "n", "n_test", "seed")

@@ -12,6 +12,7 @@ from engine.config import COMMON, ConfigError, from_dict
 from engine.procedures import RECORDS, runs_with
 from engine.reads import TRAINING_GROUPS, refuse_unread, sidebar_shows, unread_reason
 from engine.scenarios import WORLDS, pinned, reads_common
+from engine.scenarios._common import DATA_COMMON
 from tests.engine.test_world_reads import OTHER, TINY, base, config, trace
 
 
@@ -23,6 +24,11 @@ def _unread(world: str, procedure: str) -> list[str]:
 
 
 CASES = [(w, p, n) for w in TINY for p in runs_with(config(w)) for n in _unread(w, p)]
+
+
+def test_the_data_settings_are_the_common_data_group():
+    """DATA_COMMON (what "training" in a world's common leaves out) is COMMON's data group."""
+    assert set(DATA_COMMON) == {n for n, s in COMMON.items() if s.group == "data"}
 
 
 def test_cases_cover_the_procedures_that_name_their_reads():
