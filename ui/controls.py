@@ -188,7 +188,8 @@ def _bounds(spec: Spec) -> dict:
                            "max_value": float(hi) if hi is not None else None}
     if step:
         out["step"] = step
-    else:
+    # a default finer than the step (AZL's weight decay 0.001) would read "0.00" at two decimals
+    if not step or (spec.default and abs(spec.default / step - round(spec.default / step)) > 1e-9):
         out["format"] = "%g"
     return out
 

@@ -132,3 +132,12 @@ def test_an_optional_switch_shows_auto_and_round_trips():
     at.session_state[STATE_KEY] = AppState(cfg=Config())
     at.run()
     assert at.selectbox(key="w_intercept").value == "auto"
+
+
+def test_a_value_finer_than_its_step_is_shown_in_full():
+    """AZL's weight decay 0.001 reads 0.001, not the two decimals' 0.00."""
+    at = AppTest.from_function(_app, default_timeout=60)
+    at.session_state[STATE_KEY] = AppState(cfg=preset_config("azl-resnet"))
+    at.run()
+    box = at.number_input(key="w_azl_wd")
+    assert box.value == 0.001 and box.proto.format == "%g"
