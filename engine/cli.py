@@ -8,7 +8,7 @@ import time
 
 from . import guard
 from . import presets as preset_mod
-from .config import SPECS, Config, ConfigError, from_dict, summary_line
+from .config import KNOWN, SPECS, Config, ConfigError, from_dict, summary_line
 from .echo import plain
 from .hub import warm as hub_warm
 from .limits import limit_of
@@ -65,7 +65,7 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset | None]:
     values, given = dict(preset.settings), set()
     for pair in args.set:
         if "=" not in pair:
-            raise ConfigError("--set", pair, "KEY=VALUE with KEY one of " + ", ".join(SPECS))
+            raise ConfigError("--set", pair, f"KEY=VALUE with KEY {KNOWN}")
         key, value = (part.strip() for part in pair.split("=", 1))
         if key in given:
             raise ConfigError("--set", pair, f"each setting once ({plain(key, 40)} is given twice)")

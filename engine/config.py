@@ -4,6 +4,7 @@ own in its record) from which the frozen Config dataclass, validation, CLI, URL 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 from typing import Any
 
@@ -12,7 +13,7 @@ from .free_text import check_free_text
 from .population import label_set
 from .procedures import PROCEDURE_SETTINGS, PROCEDURES, owner_of, procedure_of
 from .relations import check_relations
-from .scenarios import WORLDS, reads_common
+from .scenarios import WORLDS, pinned, reads_common, with_pins
 from .spec import Spec
 
 LABELINGS = ("parity", "interval", "threshold", "custom")
@@ -165,6 +166,10 @@ _WORLD = _world_settings()
 SPECS: dict[str, Spec] = {**COMMON, **_WORLD, **_procedure_settings()}
 
 
+# what a message names instead of all the settings' names, which no longer fit one line
+KNOWN = f"a known setting (`python -m engine settings` lists all {len(SPECS)})"
+
+
 class _Settings:
     """The methods of Config (its fields are generated from SPECS below)."""
 
@@ -201,7 +206,9 @@ Config.__doc__ = "Every setting of a run; None in a step-size field means 'from 
 def coerce(name: str, raw: Any) -> Any:
     """Turn a string or loose value into the setting's type, or raise ConfigError."""
     if name not in SPECS:
-        raise ConfigError(name, raw, "a known setting: " + ", ".join(SPECS))
+        close = difflib.get_close_matches(str(name), SPECS, n=3)
+        hint = f"; close: {', '.join(close)}" if close else ""
+        raise ConfigError(name, raw, f"{KNOWN}{hint}")
     spec = SPECS[name]
     if spec.optional and (raw is None or (isinstance(raw, str) and raw.strip().lower()
                                           in ("", "auto", "none"))):
@@ -262,6 +269,9 @@ def validate(cfg: Config) -> Config:
     record = WORLDS.get(cfg.scenario)  # a valid name: its range was checked above
     check_relations(cfg, lambda name: reads_common(record, name))
     procedure_of(cfg)  # ConfigError when the world does not run with the procedure
+    for name, (value, why) in pinned(cfg).items():
+        if getattr(cfg, name) != value:
+            raise ConfigError(name, getattr(cfg, name), f"{value} ({why})")
     rules = WORLDS[cfg.scenario].check  # the world's own rules, read from its record
     if rules is not None:
         rules(cfg)
@@ -269,10 +279,11 @@ def validate(cfg: Config) -> Config:
 
 
 def from_dict(values: dict[str, Any], base: Config | None = None) -> Config:
-    """Build a validated Config from loose (e.g. string) values; unknown names are errors."""
+    """Build a validated Config from loose (e.g. string) values; unknown names are errors; the
+    world's pinned settings follow unless given."""
     base = base or Config()
     changes = {name: coerce(name, raw) for name, raw in values.items()}
-    return validate(dataclasses.replace(base, **changes))
+    return validate(with_pins(dataclasses.replace(base, **changes), changes))
 
 
 def diff(cfg: Config, base: Config | None = None) -> dict[str, Any]:

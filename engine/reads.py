@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .config import SPECS, Config, ConfigError, diff
+from .config import COMMON, SPECS, Config, ConfigError, diff
 from .procedures import owner_of, procedure_of
-from .scenarios import WORLDS, reads_common, shows
+from .scenarios import WORLDS, pinned, reads_common, shows
+
+# the common settings of how a network trains: each procedure names those it reads (its record's
+# `reads`; None: all); the data settings are the world's to read
+TRAINING_GROUPS = ("network", "steps", "baselines")
 
 # what a setting shown only under one labeling or schedule (its Spec.shown rule) needs, in
 # words for the refusal; the settings of one data world alone are declared by that world
@@ -24,6 +28,11 @@ def unread_reason(name: str, cfg: Config) -> str | None:
             f"only read by procedure={owner}, and this run's procedure is {running}")
     if not reads_common(WORLDS[cfg.scenario], name):
         return f"the {cfg.scenario} world does not read it"
+    if not procedure_reads(name, cfg):
+        return f"the {procedure_of(cfg).name} procedure does not read it"
+    rule = WORLDS[cfg.scenario].reads_if.get(name)
+    if rule is not None and not rule[0](cfg):
+        return f"the {cfg.scenario} world reads it only {rule[1]}"
     if not shows(name, cfg):
         owners = [w for w, r in WORLDS.items() if name in r.uses]
         return (f"only read by scenario={' or '.join(owners)}, and this run's scenario is "
@@ -46,9 +55,24 @@ def read_diff(cfg: Config) -> dict:
     return {k: v for k, v in diff(cfg).items() if unread_reason(k, cfg) is None}
 
 
+def procedure_reads(name: str, cfg: Config) -> bool:
+    """False for a common training setting that cfg's procedure does not read (its `reads`)."""
+    spec = COMMON.get(name)
+    if spec is None or spec.group not in TRAINING_GROUPS or name == "procedure":
+        return True
+    try:
+        reads = procedure_of(cfg).reads
+    except ConfigError:  # a procedure the world refuses: validation names it
+        return True
+    return reads is None or name in reads
+
+
 def sidebar_shows(name: str, cfg: Config) -> bool:
-    """Whether the sidebar shows setting `name` for cfg: a procedure's own where it trains the
-    run, a world's own where the world reads it (engine.scenarios.shows)."""
+    """Whether the sidebar shows a control for setting `name` for cfg: a procedure's own where
+    it trains the run, a world's own where the world reads it (engine.scenarios.shows), a
+    common one where the world and the procedure read it; never a pinned one (fixed text)."""
+    if name in pinned(cfg):
+        return False
     if owner_of(name) is not None:
         return bool(SPECS[name].shown(cfg))
-    return shows(name, cfg, SPECS[name])
+    return shows(name, cfg, SPECS[name]) and procedure_reads(name, cfg)

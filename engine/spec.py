@@ -78,6 +78,12 @@ class WorldRecord:
     # the common settings it reads (None: every one): the others are hidden in the sidebar and
     # refused where a user gives them (azl_hier reads no labeling, p_o, schedule, ...)
     common: tuple[str, ...] | None = None
+    # (cfg) -> {setting: (value, why)}: settings its rules fix to one value (azl_hier: d = 30,
+    # k = the variant's outputs); validate refuses another value, the sidebar shows them as text
+    pins: Callable | None = None
+    # {common setting: (cfg) -> bool, why}: read only where the rule holds (real data: k only
+    # by the paper's and the theory's step-1 formulas, not by the standard schedule)
+    reads_if: dict = field(default_factory=dict)
 
     @property
     def uses(self) -> tuple[str, ...]:

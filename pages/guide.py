@@ -241,8 +241,13 @@ def glossary() -> None:
         "| η, λ, σ_ξ | step size, weight decay, injected noise, per stage |")
     st.markdown("**Per training procedure** (each view shows its procedure's):\n\n"
                 "| symbol | meaning | procedure |\n|---|---|---|\n"
-                + "\n".join(f"| {term} | {meaning} | {who} |"
+                + "\n".join(f"| {_cell(term)} | {_cell(meaning)} | {who} |"
                              for term, meaning, who in procedure_glossary()))
+
+
+def _cell(text: str) -> str:
+    """A table cell: its own bars (|cos|) escaped, so they do not split the row."""
+    return text.replace("|", "\\|")
 
 
 for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,

@@ -7,12 +7,13 @@ from typing import Any
 
 import streamlit as st
 
-from engine.config import SPECS, Config, ConfigError, validate
+from engine.config import SPECS, Config, ConfigError, validate, with_pins
 from engine.echo import markdown_plain
 from engine.guard import ResourceError
 from engine.presets import PRESETS, preset_config
 from engine.procedures import PROCEDURE_SETTINGS, procedure_of
 from engine.reads import sidebar_shows
+from engine.scenarios import pinned
 from engine.spec import Spec
 from ui import live
 from ui.state import AppState, matching_preset
@@ -20,7 +21,9 @@ from ui.state import AppState, matching_preset
 PREFIX = "w_"  # widget keys are "w_<setting>"
 PRESET_KEY = "w_preset"
 CUSTOM = "(custom)"
-AUTO_ON_OFF = (None, True, False)  # an optional switch: None lets the schedule decide
+# an optional switch: None lets the schedule (or the world) decide. Its box holds words: a
+# selectbox whose value is None shows "Choose an option", not "auto"
+AUTO_ON_OFF = {"auto": None, "on": True, "off": False}
 # Sliders only for short ranges; d, D, k, n and m span thousands, where a 240 px slider cannot
 # hit an exact value: those are number inputs.
 SLIDERS = {"p_o", "p_a", "noise", "t1", "t2", "sigma_r"}
@@ -48,7 +51,7 @@ def sync_widgets(state: AppState, force: bool = False) -> None:
     if not force and state.synced_cfg == state.cfg:
         return
     for name in SPECS:
-        st.session_state[key(name)] = getattr(state.cfg, name)
+        st.session_state[key(name)] = to_widget(name, getattr(state.cfg, name))
     st.session_state[PRESET_KEY] = preset_shown(state)
     state.synced_cfg, state.form_error = state.cfg, None
 
@@ -62,10 +65,28 @@ def preset_shown(state: AppState) -> str:
 
 
 def widget_config(state: AppState) -> Config:
-    """The setting the widgets show (validated; raises ConfigError)."""
-    changes = {name: st.session_state[key(name)] for name in SPECS
+    """The setting the widgets show (validated; raises ConfigError); the world's pinned
+    settings follow the others (a new AZL variant sets k), whatever a hidden widget kept."""
+    changes = {name: from_widget(name, st.session_state[key(name)]) for name in SPECS
                if key(name) in st.session_state}
-    return validate(dataclasses.replace(state.cfg, **changes))
+    return validate(with_pins(dataclasses.replace(state.cfg, **changes)))
+
+
+def _switch(spec: Spec) -> bool:
+    """An optional on/off setting (None = auto), shown as a box of words."""
+    return spec.kind is bool and spec.optional
+
+
+def to_widget(name: str, value: Any) -> Any:
+    """A setting's value as its control holds it (an optional switch: auto, on, off)."""
+    if _switch(SPECS[name]):
+        return next(w for w, v in AUTO_ON_OFF.items() if v is value)
+    return value
+
+
+def from_widget(name: str, value: Any) -> Any:
+    """A control's value as the setting (the inverse of to_widget)."""
+    return AUTO_ON_OFF.get(value, value) if _switch(SPECS[name]) else value
 
 
 def on_widget(state: AppState, name: str) -> None:
@@ -76,7 +97,7 @@ def on_widget(state: AppState, name: str) -> None:
         live.guard_check(cfg)
     except ResourceError as err:  # the server's limits: the control goes back to what runs
         state.form_error = refusal(name, st.session_state[key(name)], err, state.cfg)
-        st.session_state[key(name)] = getattr(state.cfg, name)
+        st.session_state[key(name)] = to_widget(name, getattr(state.cfg, name))
         return
     except ConfigError as err:  # a rule between settings: the next change may satisfy it
         state.form_error = refusal(name, st.session_state[key(name)], err, state.cfg)
@@ -112,7 +133,7 @@ def on_preset(state: AppState) -> None:
 
 
 def _widget(name: str, spec: Spec, state: AppState) -> None:
-    k, value = key(name), getattr(state.cfg, name)
+    k, value = key(name), to_widget(name, getattr(state.cfg, name))
     if k not in st.session_state:  # a control that was hidden comes back with the setting
         st.session_state[k] = value
     short = spec.help and len(spec.help) <= 32 and spec.label != spec.help
@@ -127,9 +148,9 @@ def _widget(name: str, spec: Spec, state: AppState) -> None:
     # T = 2 under load (CI's load test). The value shown still comes from session state.
     if spec.choices:
         st.selectbox(label, spec.choices, index=spec.choices.index(value), **args)
-    elif spec.kind is bool and getattr(spec, "optional", False):  # None = the schedule decides
-        st.selectbox(label, AUTO_ON_OFF, index=AUTO_ON_OFF.index(value), **args,
-                     format_func=lambda v: "auto" if v is None else "on" if v else "off")
+    elif _switch(spec):  # auto = the schedule (or the world) decides
+        words = tuple(AUTO_ON_OFF)
+        st.selectbox(label, words, index=words.index(value), **args)
     elif spec.kind is bool:
         st.toggle(label, value=value, **args)
     elif spec.kind is str:
@@ -167,7 +188,8 @@ def _bounds(spec: Spec) -> dict:
                            "max_value": float(hi) if hi is not None else None}
     if step:
         out["step"] = step
-    else:
+    # a default finer than the step (AZL's weight decay 0.001) would read "0.00" at two decimals
+    if not step or (spec.default and abs(spec.default / step - round(spec.default / step)) > 1e-9):
         out["format"] = "%g"
     return out
 
@@ -175,6 +197,16 @@ def _bounds(spec: Spec) -> dict:
 def _visible(name: str, cfg: Config) -> bool:
     # hidden, not reset: each setting's own `shown` rule, its world's and its procedure's
     return sidebar_shows(name, cfg)
+
+
+def _pinned_text(group: str, cfg: Config) -> None:
+    """The settings of a group that the world fixes, as text: a slider there would move
+    nothing (the AZL world: d = 30, k = the variant's outputs)."""
+    fixed = [f"{SPECS[n].label} = {v} ({why})" for n, (v, why) in pinned(cfg).items()
+             if SPECS[n].group == group]
+    if fixed:
+        st.caption("Fixed by the world: " + "; ".join(fixed), help="not a control: the "
+                   "world's rules allow one value, and another setting decides it")
 
 
 def sidebar(state: AppState) -> None:
@@ -198,6 +230,7 @@ def sidebar(state: AppState) -> None:
             st.subheader(title)
             for name in main:
                 _widget(name, SPECS[name], state)
+            _pinned_text(group, shown)
             if more:
                 with st.expander(MORE_TITLES[group]):
                     for name in more:

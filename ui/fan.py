@@ -1,11 +1,11 @@
 """Display-only fan-out of neurons that share a point on the map (the GIF's twin of fanOut in
-ui/player/player.js): at step 2 every neuron sits on a star and would hide under its marker."""
+ui/player/map.js): at step 2 every neuron sits on a star and would hide under its marker."""
 
 from __future__ import annotations
 
 import numpy as np
 
-GAP = 5.6  # px between fanned-out neurons (player.js FAN_GAP)
+GAP = 5.6  # px between fanned-out neurons (map.js FAN_GAP)
 GOLDEN = 2.39996323  # the golden angle: a sunflower spiral fills a disc evenly
 CELL, CROWD = 2, 4  # CROWD or more neurons on one CELL px spot coincide on screen
 NOTE = "neurons on one point are fanned out around it (display only)"
@@ -48,7 +48,7 @@ def fan_out(xy: np.ndarray, spots: list[tuple[float, float, float]],
 
 def _label_y(xy: np.ndarray, x: float, y: float, r: float, max_r: float) -> float:
     """Where a marker's count label goes: above or below it, on the side with fewer neurons
-    in the label's column, past the last neuron drawn there (player.js labelSide)."""
+    in the label's column, past the last neuron drawn there (map.js labelSide)."""
     dy = xy[:, 1] - y
     near = (np.abs(xy[:, 0] - x) <= 40) & (np.abs(dy) <= 1.5 * max_r)
     below, above = near & (dy >= 0), near & (dy < 0)

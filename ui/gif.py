@@ -24,12 +24,12 @@ from ui.state import AppState
 
 SIZE = 480
 FONT = Path(__file__).resolve().parents[1] / "assets" / "DejaVuSans.ttf"
-MARK_R = {"star": 10, "diamond": 9, "dot": 5}  # marker radii in px (player.js MARK_R, scaled)
+MARK_R = {"star": 10, "diamond": 9, "dot": 5}  # marker radii in px (map.js MARK_R, scaled)
 FAN_MAX = 40  # the widest fan of coinciding neurons, in px
 MS, SLOW_MS, LAST_MS = 60, 900, 2000  # per frame; steps 0, 1 and 2 stay longer on screen
 TOP, BOTTOM, PAD, ROW = 44, 40, 14, 18  # map area and label rows, px
 INK, MUTED, EDGE = "#262730", "#6b6f7b", "#222222"
-# the player's default marker colours (player.js drawMark) where a mark names none
+# the player's default marker colours (map.js drawMark) where a mark names none
 STYLE_COLOUR = {"star": "#D55E00", "diamond": "#E69F00", "dot": "#009E73"}
 POLYGON = {"star": 5, "diamond": 4, "dot": 0}
 

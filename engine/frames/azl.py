@@ -29,6 +29,9 @@ AZL_KEYS = (("cf", "c_F"), ("cg", "c_G"), ("purity", "pair_purity"), ("vsup", "v
 class AZLFrames(Maker):
     """The ResNet's run with the other methods beside it (engine.azl.explore.ExploreRun)."""
 
+    TERMS = ("test error", "c_F", "c_G", "pair purity", "V's support share", "on a pair star",
+             "MDS map")
+
     def __init__(self, run, world):
         super().__init__(run, world)
         self.groups = [(name, rows, r) for r, (name, rows) in enumerate(run.pair_marks())]

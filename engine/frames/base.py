@@ -61,6 +61,9 @@ class Maker:
     weights); a run type's module overrides the map, the counts, its curves and its words."""
 
     groups: list | None = None  # (name, star rows, colour group) per labelled star group
+    # the probe names its probes(), curves and narration show: the Guide defines each
+    # (tests/ui/test_guide_glossary.py), with the records' chart terms
+    TERMS: tuple[str, ...] = ("test accuracy", "cos", "MDS map")
 
     def __init__(self, run, world):
         self.run, self.world = run, world

@@ -30,6 +30,9 @@ def direction_marks(dirs) -> list[tuple[str, np.ndarray]]:
 class GFLFrames(Maker):
     """Algorithm 1's run: the directions D_j as star groups, their counts, its own probes."""
 
+    TERMS = ("test accuracy", "MSE / Var(y)", "coverage", "on a direction", "relevant share",
+             "D_j", "MDS map")
+
     def __init__(self, run, world):
         super().__init__(run, world)
         self.dirs = run.prep.dirs
@@ -64,6 +67,19 @@ class GFLFrames(Maker):
 
     def narrate(self, i: int) -> str:
         return gfl_text(self.run.history[i])
+
+    def probes(self) -> str:
+        """What is measured every step: Algorithm 1's probes, not the paper's Σ_A M ones."""
+        cfg = self.world.cfg
+        return (f"Measured after every step: train and test accuracy (MSE / Var(y) on a "
+                f"regression world) on fixed samples of the {cfg.n:,} training and "
+                f"{cfg.n_test:,} test points (the whole sets at steps 0, 1, 2 and T); for the "
+                f"{4 * cfg.m:,} neurons, "
+                "coverage (min over the feature directions D_j of the best neuron's |cos|), the "
+                "share of neurons on a direction (within cos 0.9 of a D_j star; a star's count "
+                "is how many) and the relevant share (median share of a neuron's weight in the "
+                "span of the D_j); the MDS map (classical MDS on cosine distance, rotated onto "
+                "the previous frame), or the relevant plane for a subspace world.")
 
     def step_sizes(self) -> dict:
         return {"note": STEP_NOTE, "rows": clean(self.run.step_sizes())}

@@ -33,7 +33,7 @@ PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the w
 
 __all__ = ["REGISTRY", "RECORDS", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
            "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
-           "owner_of", "glossary", "runs_with"]
+           "owner_of", "glossary", "runs_with", "shown_terms"]
 
 
 def _settings() -> dict[str, Spec]:
@@ -86,11 +86,17 @@ def check_methods(cfg: Config, methods, legacy: bool = False) -> None:
 
 
 def glossary() -> list[tuple[str, str, str]]:
-    """(term, meaning, procedure label) of every procedure's glossary, each term once."""
-    seen, out = set(), []
+    """(term, meaning, procedures) of every procedure's glossary: a term with one meaning once,
+    naming every procedure that shows it; a term two procedures mean differently, once each."""
+    rows: dict[tuple[str, str], list[str]] = {}
     for record in RECORDS.values():
         for term, meaning in record.glossary:
-            if term not in seen:
-                seen.add(term)
-                out.append((term, meaning, record.source.short))
-    return out
+            rows.setdefault((term, meaning), []).append(record.source.short)
+    return [(term, meaning, ", ".join(who)) for (term, meaning), who in rows.items()]
+
+
+def shown_terms(record: ProcedureRecord, maker_terms=()) -> tuple[str, ...]:
+    """The probe names a procedure's views show: its charts' terms and its frame maker's
+    (engine.frames MAKERS[record.frame].TERMS), each once."""
+    terms = [t for chart in record.charts for t in chart.terms]
+    return tuple(dict.fromkeys([*terms, *maker_terms]))

@@ -41,6 +41,7 @@ class Chart:
     axis: str  # the y axis title
     log: bool = False
     lines: tuple[Line, ...] = ()
+    terms: tuple[str, ...] = ()  # the glossary terms its curves and lines show (the Guide's)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ class ProcedureRecord:
     # worlds it also trains besides those whose record names it (a new procedure on an
     # existing world needs no edit of the world's file); never their default
     worlds: tuple[str, ...] = ()
+    # the common training settings (groups network, steps, baselines) its runs read; None: every
+    # one (shi2022). The others are hidden where it trains the run and refused where given.
+    reads: tuple[str, ...] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -28,9 +28,12 @@ and, optionally,
                     on a server with downloads off)
   make_run(method, world, embed, freeze_after)  its own run of a method under the shi2022
                     procedure (teacher_student's probes), or None for the engine's
+  pins(cfg)         {setting: (value, why)} its rules fix to one value (azl_hier: d = 30, k);
+                    validate refuses another, from_dict sets them, the sidebar shows them as text
   common            the common settings it reads, when not all of them (the others are hidden in
-                    its sidebar and refused where given; azl_hier: d, D, k, n, n_test, seed, m,
-                    T, batch)
+                    its sidebar and refused where given; azl_hier: d, k, n, n_test, seed, m,
+                    T, batch; "training" stands for every common setting outside the data
+                    group, which the procedure's `reads` then decides)
 
 What the dashboard reads from a Dataset (declared fields; defaults mean "sparse coding"):
   has_truth        False: no ±Σ_A M stars and no relevant/background gradient split to show
@@ -44,13 +47,21 @@ numbers that scalars() includes); the engine's runs yield the engine's Snapshot.
 
 from __future__ import annotations
 
+import dataclasses
 from importlib import import_module
 from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
 from ..spec import WorldRecord
-from ._common import centre_cosines, centre_coverage, neighbour_cosine, two_cluster_score
+from ._common import (
+    DATA_COMMON,
+    TRAINING,
+    centre_cosines,
+    centre_coverage,
+    neighbour_cosine,
+    two_cluster_score,
+)
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
@@ -76,8 +87,8 @@ WORLDS: dict[str, WorldRecord] = {
     record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
 WORLD_SETTINGS = frozenset(name for r in WORLDS.values() for name in r.settings)
 
-__all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "input_dim",
-           "pattern_space", "dictionary", "download_setting", "make_dataset",
+__all__ = ["REGISTRY", "WORLDS", "WORLD_SETTINGS", "world", "shows", "pinned", "with_pins",
+           "input_dim", "pattern_space", "dictionary", "download_setting", "make_dataset",
            "make_run", "headline", "centre_cosines", "centre_coverage", "neighbour_cosine",
            "two_cluster_score", "scenario_presets"]
 
@@ -97,15 +108,32 @@ def shows(name: str, cfg: Config, spec=None) -> bool:
         return False
     if not reads_common(record, name):
         return False
+    if name in record.reads_if and not record.reads_if[name][0](cfg):
+        return False
     if name in record.shared:  # the world reads it whatever the setting's own rule says
         return True
     return spec is None or spec.shown is None or bool(spec.shown(cfg))
+
+
+def pinned(cfg: Config) -> dict:
+    """{setting: (value, why)} of the settings cfg's world fixes (WorldRecord.pins)."""
+    pins = WORLDS[cfg.scenario].pins if cfg.scenario in WORLDS else None
+    return {} if pins is None else pins(cfg)
+
+
+def with_pins(cfg: Config, given=()) -> Config:
+    """cfg with its world's pinned settings at their values, except those in `given` (a user's
+    own value is validated, not overwritten): picking the AZL world or its variant sets d, k."""
+    fixed = {n: v for n, (v, _) in pinned(cfg).items() if n not in given}
+    return dataclasses.replace(cfg, **fixed) if fixed else cfg
 
 
 def reads_common(record: WorldRecord, name: str) -> bool:
     """False for a common setting the world ignores (scenario and procedure it always reads);
     True for every other setting (a world's own are the `uses` rule's)."""
     if record.common is None or name in WORLD_SETTINGS:
+        return True
+    if TRAINING in record.common and name not in DATA_COMMON:  # the procedure's to read
         return True
     return name in ("scenario", "procedure", *record.common)
 

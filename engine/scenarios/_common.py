@@ -14,6 +14,14 @@ from ..data import Dataset, Stats
 from ..errors import ConfigError
 from ..evaluate import Snapshot
 
+# The common data settings (engine.config.COMMON's group "data"; a test checks this list). A
+# world's `common` may name TRAINING for every other common setting: the procedure's to read.
+DATA_COMMON = ("scenario", "labeling", "d", "D", "k", "p_o", "p_a", "t1", "t2", "P",
+               "structure", "neg_ratio", "noise", "n", "n_test", "seed")
+TRAINING = "training"
+# k where no data reads it: only the paper's and the theory's step-1 formulas do (engine.schedule)
+SCHEDULE_K = (lambda cfg: cfg.schedule != "standard", "with schedule=paper or theory")
+
 
 def check_odd_parity(cfg) -> None:
     """The parity mixture's rule: an even k leaves its labels without a parity to learn."""

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..azl.config import RANGES, VARIANTS
+from ..azl.config import D_INPUT, RANGES, VARIANTS
 from ..azl.presets import PRESETS as AZL_PRESETS
 from ..azl.world import engine_dataset, engine_settings, from_engine
 from ..data import Dataset
-from ..errors import ConfigError
 from ..preset import Preset
 from ..spec import Spec, WorldRecord
 
@@ -29,13 +28,17 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
 
 
 def check(cfg: Config) -> None:
-    """d = D = 30 and k = the variant's number of outputs; the AZL settings in range."""
-    if cfg.d != 30:
-        raise ConfigError("d", cfg.d, "30 in the AZL world (x ∈ {±1}³⁰)")
-    k = VARIANTS.get(cfg.azl_variant)
-    if k is not None and cfg.k != k:
-        raise ConfigError("k", cfg.k, f"{k} for azl_variant={cfg.azl_variant} (the outputs)")
+    """The AZL settings in range (d and k are its pins)."""
     from_engine(cfg)  # the AZL world's own rules (drop epoch within the epochs, …)
+
+
+def pins(cfg: Config) -> dict:
+    """d = 30 (x ∈ {±1}³⁰) and k = the variant's number of outputs: fixed, never a control."""
+    out = {"d": (D_INPUT, "x ∈ {±1}³⁰ in the AZL world")}
+    k = VARIANTS.get(cfg.azl_variant)
+    if k is not None:
+        out["k"] = (k, f"azl_variant={cfg.azl_variant} has {k} outputs")
+    return out
 
 
 def _spec(name: str, label: str, default) -> Spec:
@@ -55,6 +58,7 @@ PRESETS = tuple(Preset(p.name, p.title, p.description, p.source,
 RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
-    dictionary=False,
-    # engine.azl.world.ENGINE_NAMES, and d, D, k that its check pins to the variant
-    common=("d", "D", "k", "n", "n_test", "seed", "m", "T", "batch"))
+    dictionary=False, pins=pins,
+    # engine.azl.world.ENGINE_NAMES, and d, k that its pins fix (not D: x is its own patterns;
+    # its presets keep D = 30, which nothing reads)
+    common=("d", "k", "n", "n_test", "seed", "m", "T", "batch"))

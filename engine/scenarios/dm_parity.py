@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..data import Dataset, _normalise, population_stats, sample
-from ..errors import ConfigError
 from ..preset import Preset
 from ..spec import WorldRecord
-from ._common import check_odd_parity
+from ._common import TRAINING, check_odd_parity
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
@@ -25,10 +24,13 @@ SCENARIO = "dm_parity"
 
 
 def check(cfg: Config) -> None:
-    """DM's inputs are the patterns themselves (M = I, so D = d); parity needs an odd k."""
+    """Parity needs an odd k (D = d is its pin)."""
     check_odd_parity(cfg)
-    if cfg.D != cfg.d:
-        raise ConfigError("D", cfg.D, f"D = d = {cfg.d} for Daniely-Malach sparse parity (M = I)")
+
+
+def pins(cfg: Config) -> dict:
+    """DM's inputs are the patterns themselves (M = I, so D = d): D follows d."""
+    return {"D": (cfg.d, "D = d for Daniely-Malach sparse parity: M = I")}
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -58,4 +60,6 @@ PRESETS = [
 
 RECORD = WorldRecord(
     SCENARIO, "sparse parity of Daniely & Malach: the parity mixture with M = I",
-    make_dataset, check=check, presets=tuple(PRESETS), pattern_space=True)
+    make_dataset, check=check, pins=pins, presets=tuple(PRESETS), pattern_space=True,
+    # the parity mixture with its own labeling and no noise (make_dataset)
+    common=("d", "D", "k", "p_o", "structure", "neg_ratio", "n", "n_test", "seed", TRAINING))

@@ -74,6 +74,10 @@ PRESETS = [
 RECORD = WorldRecord(
     SCENARIO, "random feature amplification: XOR-like clusters, noisy labels (Frei et al.)",
     make_dataset, presets=tuple(PRESETS), procedures=("fcb2022", "gfl"), shared=("sigma_r",),
+    # its generator reads d, σ_r, flip and structure (not D, k, labeling, p_o or noise); the
+    # training settings are those fcb2022 or gfl read (engine.reads hides the other's)
+    common=("d", "n", "n_test", "seed", "structure", "m", "T", "batch", "eta", "optimizer",
+            "optimizer_w", "eta_w"),
     settings={"flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η", default=0.15,
                            help="random feature amplification (FCB): fraction of flipped "
                                 "labels")})

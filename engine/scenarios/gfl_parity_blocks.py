@@ -20,7 +20,7 @@ SCENARIO = "gfl_parity_blocks"
 
 
 def check(cfg: Config) -> None:
-    """r and k odd (the label is then never 0), r·k ≤ d, 2r·p_A < 1, p_o ≤ 1/2, D = d."""
+    """r and k odd (the label is then never 0), r·k ≤ d, 2r·p_A < 1, p_o ≤ 1/2 (D = d: a pin)."""
     if cfg.r % 2 == 0:
         raise ConfigError("r", cfg.r, "an odd integer for parity with blocks")
     if cfg.k % 2 == 0:
@@ -31,8 +31,11 @@ def check(cfg: Config) -> None:
         raise ConfigError("p_a", cfg.p_a, f"a value below 1/(2r) = {1 / (2 * cfg.r):.3g}")
     if cfg.p_o > 0.5:
         raise ConfigError("p_o", cfg.p_o, "a value in (0, 0.5] (background ±1 each w.p. p_o)")
-    if cfg.D != cfg.d:
-        raise ConfigError("D", cfg.D, f"d = {cfg.d} (M is a d×d orthonormal matrix)")
+
+
+def pins(cfg: Config) -> dict:
+    """D = d: fixed by d, never a control of its own."""
+    return {"D": (cfg.d, "D = d: M is a d×d orthonormal matrix")}
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -56,5 +59,5 @@ RECORD = WorldRecord(
     procedure_options={"gfl": GFLOptions()},
     settings={"r": Spec(int, 1, 1000, label="r", default=3,
                         help="GFL worlds: parity blocks, or Gaussian clusters (gfl_mog)")},
-    check=check, common=(*GFL_COMMON, "p_o", "p_a"),  # its data and check read both
+    check=check, pins=pins, common=(*GFL_COMMON, "p_o", "p_a"),  # its data and check read both
 )

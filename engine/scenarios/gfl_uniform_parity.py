@@ -21,13 +21,16 @@ SCENARIO = "gfl_uniform_parity"
 
 def check(cfg: Config) -> None:
     """k even (B.53: Maj has odd Fourier support, so step 1 sees A only when k − 1 is odd), d odd
-    (⟨w, x⟩ then never ties) and D = d (the coordinates are the bits)."""
+    (⟨w, x⟩ then never ties); D = d is its pin (the coordinates are the bits)."""
     if cfg.k % 2:
         raise ConfigError("k", cfg.k, "an even integer for uniform parity (Diss. B.53)")
     if cfg.d % 2 == 0:
         raise ConfigError("d", cfg.d, "an odd integer for uniform parity (⟨w, x⟩ is then odd)")
-    if cfg.D != cfg.d:
-        raise ConfigError("D", cfg.D, f"d = {cfg.d} for uniform parity (one pattern per bit)")
+
+
+def pins(cfg: Config) -> dict:
+    """D = d: fixed by d, never a control of its own."""
+    return {"D": (cfg.d, "D = d: one pattern per bit")}
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
@@ -51,5 +54,5 @@ RECORD = WorldRecord(
     dictionary=False, shared=(),
     procedure_options={"gfl": GFLOptions(w_init="sign", a_init="sign", bias="grid",
                                          eta1_rule="alg6")},
-    check=check, common=GFL_COMMON,
+    check=check, pins=pins, common=GFL_COMMON,
 )

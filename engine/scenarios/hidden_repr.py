@@ -19,7 +19,7 @@ import numpy as np
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
 from ..spec import Spec, WorldRecord
-from ._common import stats
+from ._common import TRAINING, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
@@ -91,6 +91,8 @@ PRESETS = [
 RECORD = WorldRecord(
     SCENARIO, "hidden representation: φ̃_A drawn from labelled binary vectors (App. E.3.1)",
     make_dataset, presets=tuple(PRESETS), pattern_space=True,
+    # its vectors, not a labeling; structure is read by the paper's schedule (γ)
+    common=("d", "D", "k", "p_o", "structure", "n", "n_test", "seed", TRAINING),
     settings={"vectors": Spec(int, 2, 100_000, label="vectors per label", default=50,
                               help="hidden representation: binary vectors φ̃_A per label "
                                    "(App. E.3.1)")})

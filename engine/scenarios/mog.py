@@ -19,7 +19,7 @@ import numpy as np
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
 from ..spec import Spec, WorldRecord
-from ._common import input_space, stats
+from ._common import TRAINING, input_space, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
@@ -68,6 +68,8 @@ PRESETS = [_preset(1, 100, 4, 1.0), _preset(2, 25, 4, 0.7), _preset(3, 100, 5, 1
 RECORD = WorldRecord(
     SCENARIO, "mixture of Gaussians at the hypercube's vertices, parity labels (App. E.3.2)",
     make_dataset, presets=tuple(PRESETS), dictionary=False,
+    # σ_r and k make the mixture; structure is read by the paper's schedule (γ)
+    common=("d", "k", "structure", "n", "n_test", "seed", TRAINING),
     settings={"sigma_r": Spec(float, 0, 10, label="σ_r", default=1.0,
                               help="mixture of Gaussians: noise g ~ N(0, σ_r² k/d I) (App. E.3.2); "
                                    "FCB: in-cluster noise N(0, σ_r²/d I)")})

@@ -22,13 +22,18 @@ from ..data import Dataset
 from ..errors import ConfigError
 from ..preset import Preset
 from ..spec import Spec, WorldRecord
-from ._common import input_space, stats
+from ._common import SCHEDULE_K, TRAINING, input_space, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..config import Config
 
 SCENARIO = "real"
 DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}
+
+
+def pins(cfg: Config) -> dict:
+    """d = the chosen data set's pixels: fixed by `real`, never a control."""
+    return {"d": (DIMS[cfg.real], f"the input size of {cfg.real}")} if cfg.real in DIMS else {}
 
 
 def input_dim(cfg: Config) -> int:
@@ -186,4 +191,8 @@ RECORD = WorldRecord(
               "pair": Spec(str, label="class pair", default="0,1",
                            help="real data: the two classes, e.g. '0,1'",
                            text="two distinct class indices in 0..9, e.g. '0,1'")},
-    input_dim=input_dim, download_setting=download_setting)
+    input_dim=input_dim, download_setting=download_setting, pins=pins,
+    # the images and their pair: no D, labeling or p_o; k and structure are read by the
+    # paper's schedule (its step-1 formulas)
+    common=("d", "k", "structure", "n", "n_test", "seed", TRAINING),
+    reads_if={"k": SCHEDULE_K})

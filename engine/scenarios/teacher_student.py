@@ -27,7 +27,7 @@ from ..network import Params, predict
 from ..preset import Preset
 from ..run import Run, World
 from ..spec import Spec, WorldRecord
-from ._common import input_space, stats, torch_threads, with_extra
+from ._common import SCHEDULE_K, TRAINING, input_space, stats, torch_threads, with_extra
 from .real import _digits
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -156,4 +156,7 @@ RECORD = WorldRecord(
                             label="α (Gaussian fraction)", default=0.5,
                             help="input structure on real data (App. E.5): fraction of "
                                  "Gaussian inputs")},
-    make_run=make_run)
+    make_run=make_run, pins=lambda cfg: {"d": (64, "the input size of the bundled digits")},
+    # the teacher labels: no D, labeling or p_o; k is read by the paper's schedule
+    common=("d", "k", "structure", "n", "n_test", "seed", TRAINING),
+    reads_if={"k": SCHEDULE_K})

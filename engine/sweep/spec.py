@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .. import guard
 from .. import presets as preset_mod
-from ..config import SPECS, Config, ConfigError, coerce, from_dict
+from ..config import KNOWN, SPECS, Config, ConfigError, coerce, from_dict
 from ..echo import plain
 from ..methods import NAMES
 from ..procedures import check_methods
@@ -97,7 +97,7 @@ def parse_values(name: str, text: str) -> tuple:
 def parse_pair(text: str, flag: str) -> tuple[str, str]:
     """'KEY=VALUE' → (key, value)."""
     if "=" not in text:
-        raise ConfigError(flag, text, "KEY=VALUE with KEY one of " + ", ".join(SPECS))
+        raise ConfigError(flag, text, f"KEY=VALUE with KEY {KNOWN}")
     key, value = text.split("=", 1)
     return key.strip(), value.strip()
 

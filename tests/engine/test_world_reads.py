@@ -25,6 +25,15 @@ TINY = {
     **GFL_TINY,
     "azl_hier": dict(d=30, D=30, k=8, n=400, n_test=200, m=16, T=6, batch=100,
                      azl_drop_epoch=0),
+    "fcb": dict(d=20, D=2, k=2, sigma_r=0.2, flip=0.1, n=300, n_test=200, m=8, T=6, batch=50),
+    "sparse_coding": dict(d=40, D=20, k=3, p_o=0.3, n=300, n_test=200, m=8, T=6, batch=50),
+    "dm_parity": dict(d=30, D=30, k=3, p_o=0.5, n=300, n_test=200, m=8, T=6, batch=50),
+    "hidden_repr": dict(d=40, D=20, k=3, p_o=0.3, vectors=5, n=300, n_test=200, m=8, T=6,
+                        batch=50),
+    "mog": dict(d=20, D=2, k=2, sigma_r=1.0, n=300, n_test=200, m=8, T=6, batch=50),
+    "real": dict(real="digits", pair="0,1", d=64, D=1, k=1, n=200, n_test=80, m=8, T=6,
+                 batch=50, schedule="standard", eta=0.05, lam=0.02),
+    "teacher_student": dict(d=64, D=1, k=1, n=300, n_test=200, m=8, T=6, batch=50),
 }
 # another valid value of each common setting, and what both runs need for it to be valid alone
 OTHER = {
@@ -39,7 +48,7 @@ OTHER = {
     "optimizer_w": ("sgd", {}), "eta_w": (0.5, {}), "ema": (0.5, {}), "intercept": (True, {}),
     "lr_decay": ("cosine", {}), "balance": ("all", {}), "classifier": ("logreg", {}),
     # beyond D ≤ d and k ≤ D on purpose: a world that reads neither must not be held to them
-    "D": (100, {}), "k": (50, {}),
+    "D": (100, {}), "k": (50, {}), "batch": (25, {}),
 }
 DK_UNREAD = ("gfl_xor", "gfl_mog", "gfl_multi_index")  # docs/gfl.md, "What each world reads"
 # common settings that cannot change on their own, with the reason (none today)
@@ -81,9 +90,10 @@ def flat(value, out: list) -> list:
 
 
 def trace(cfg: Config) -> list:
-    """Every method of cfg's procedure trained STEPS steps: its snapshots' bytes, in order."""
+    """Every method of cfg's procedure trained STEPS steps: its snapshots' bytes, in order (the
+    *_no_structure ones left out: the same trainers on the world without structure)."""
     world, out = build_world(cfg, "cpu"), []
-    for method in procedure_of(cfg).names:
+    for method in (m.name for m in procedure_of(cfg).methods if m.structure):
         run = make_run(method, world, embed=False)
         for _ in range(STEPS):
             run.step()

@@ -50,8 +50,9 @@ def test_explore_names_the_procedures_source_and_its_true_width(preset, neurons)
     labels = {w.label for kind in ("number_input", "selectbox") for w in at.get(kind)}
     own = {"step size (ResNet, FC, 2-layer)", "FC nets' biases"}
     assert (own <= labels) is (preset == "azl-resnet"), labels
+    assert ({"bias b̃", "η⁽¹⁾ rule"} <= labels) is (preset == "gfl-xor"), labels  # gfl's own
     headings = [h.value for h in at.sidebar.subheader]
-    assert ("Procedure settings" in headings) is (preset == "azl-resnet"), headings
+    assert ("Procedure settings" in headings) is (preset in ("azl-resnet", "gfl-xor")), headings
 
 
 def test_the_offline_html_credits_the_procedures_source():

@@ -43,7 +43,7 @@ def _shown(e):
 def sidebar_widgets(at: AppTest) -> list:
     found = [e for kind in ("number_input", "slider", "selectbox", "toggle", "text_input")
              for e in at.get(kind) if (getattr(e, "key", None) or "").startswith("w_")]
-    assert len(found) > 20, [e.key for e in found]
+    assert len(found) > 10, [e.key for e in found]  # fcb-xor shows 13: what its run reads
     return found
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...method_table import REGISTRY
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
-from ..rows import accuracy_rows
+from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
 from .run import FCBRun
 
 DEFAULT_ALPHA = 0.05  # FCB's Fig. 1 step size, when eta is auto
@@ -43,9 +43,14 @@ TABLE = CompareTable(
 GLOSSARY = (
     ("µ₁, µ₂", "the cluster means: ±µ₁ carry label +1, ±µ₂ label −1 (the map's stars)"),
     ("label noise η", "the share of labels flipped; the best test accuracy is 1 − η"),
+    ("cos", "a neuron's largest |correlation| with the cluster means µ₁, µ₂ (the map's colour); "
+            "Compare's cos: the mean correlation of a neuron with its own mean"),
+    TEST_ACCURACY, MDS_MAP,
 )
 RECORD = ProcedureRecord(
     "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
     REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
     neurons=lambda m: 2 * m, run_bytes=run_bytes, glossary=GLOSSARY,
-    charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy"),))
+    reads=("m", "T", "eta"),  # full-batch GD with step η: no batch, schedule or optimizer
+    charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy",
+                  terms=("test accuracy",)),))

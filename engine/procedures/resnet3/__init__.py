@@ -16,7 +16,7 @@ from ...azl.world import from_engine
 from ...method_table import Method
 from ...spec import Spec
 from ..record import Chart, CompareTable, Line, ProcedureRecord, Source
-from ..rows import ERROR
+from ..rows import ERROR, MDS_MAP, WEIGHT_SHARE
 from .timing import run_gflop
 
 SOURCE = Source("Allen-Zhu & Li 2019",
@@ -115,8 +115,9 @@ TABLE = CompareTable(
 KALPHA = Line(threshold, "kα²: above this line G is not learned at all")
 CHARTS = (
     Chart("error", "Test error against kα²", ("test_err",), "test error E‖out − y‖²", log=True,
-          lines=(KALPHA,)),
-    Chart("projection", "Share of F and of αG learned", ("c_F", "c_G"), "c_F, c_G"),
+          lines=(KALPHA,), terms=("test error", "kα²")),
+    Chart("projection", "Share of F and of αG learned", ("c_F", "c_G"), "c_F, c_G",
+          terms=("c_F", "c_G")),
 )
 GLOSSARY = (
     ("m (ResNet)", "hidden width of the AZL networks: m neurons per layer"),
@@ -126,6 +127,11 @@ GLOSSARY = (
     ("pair purity", "how much of a first-layer neuron's weight sits on one pair x₂ᵣ₋₁x₂ᵣ "
                     "(1 on a pair star)"),
     ("V's support share", "the share of ‖V‖² on out₁…out₄, the coordinates G reads"),
+    ("test error", "E‖out − y‖² on the test set, summed over the k outputs"),
+    WEIGHT_SHARE,
+    ("on a pair star", "a first-layer neuron within cos 0.9 of one of pair r's four stars "
+                       "±(e₂ᵣ₋₁ ± e₂ᵣ)/√2; a pair's count is how many"),
+    MDS_MAP,
 )
 RECORD = ProcedureRecord(
     "resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",), METHODS,
@@ -133,4 +139,4 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header)
+    header=header, reads=("m", "T", "batch"))  # engine.azl.world.ENGINE_NAMES

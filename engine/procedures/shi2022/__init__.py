@@ -9,7 +9,7 @@ from ... import scenarios
 from ...method_table import REGISTRY as TABLE1
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
-from ..rows import accuracy_rows
+from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
 
 SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
                 "A two-layer network learns features from structured inputs",
@@ -36,8 +36,10 @@ TABLE = CompareTable(
     groups=(("With input structure", WITH), ("Without input structure (A1′)", WITHOUT)),
     claims_note="mean of 5 runs in the paper")
 CHARTS = (
-    Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy"),
-    Chart("cos", "Neurons on a star", ("frac_aligned", "cos_max"), "share / max cos"),
+    Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy",
+          terms=("test accuracy",)),
+    Chart("cos", "Neurons on a star", ("frac_aligned", "cos_max"), "share / max cos",
+          terms=("on a star", "cos")),
 )
 GLOSSARY = (
     ("m", "neuron pairs of the twin network (2m hidden neurons)"),
@@ -47,6 +49,7 @@ GLOSSARY = (
     ("relevant share", "‖relevant part‖ / (‖relevant‖ + ‖background‖) of a neuron's gradient: "
                        "1 = all along the patterns in A"),
     ("on a star", "a neuron with |cos(w_i, ±Σ_A M)| > 0.9"),
+    TEST_ACCURACY, MDS_MAP,
 )
 RECORD = ProcedureRecord(
     "shi2022", "Shi, Wei & Liang 2022 (three-stage schedule)", ("binary",), TABLE1, COLUMNS,
