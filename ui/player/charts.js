@@ -43,6 +43,8 @@ Object.assign(FE, (() => {
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
     if (spec.hline) hline(ctx, spec.hline, Y, panels, th);
+    cv.feLevels = spec.levels ? spec.levels(st).filter((lv) => lv.y >= spec.lo && lv.y <= spec.hi) : [];
+    levels(ctx, cv.feLevels, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
@@ -190,6 +192,35 @@ Object.assign(FE, (() => {
     ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
+  /* A fixed-feature method's converged limit: a dashed level in its colour, labelled at the
+   * right end of the whole-run panel (engine/frames/limits.py sends them once the run is done). */
+  function levels(ctx, lvs, Y, panels, th) {
+    const [a, b] = panels[panels.length - 1];
+    for (const lv of lvs) {
+      ctx.strokeStyle = ink(lv.colour, th); ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]);
+      for (const [p, q] of panels) { ctx.beginPath(); ctx.moveTo(p, Y(lv.y)); ctx.lineTo(q, Y(lv.y)); ctx.stroke(); }
+    }
+    ctx.setLineDash([]); ctx.textBaseline = "bottom"; ctx.textAlign = "right";
+    let top = Infinity;  // labels stack upwards where two limits nearly coincide
+    for (const lv of [...lvs].sort((u, v) => Y(v.y) - Y(u.y))) {
+      const size = fitFont(ctx, lv.text, "italic", 11, b - a - 12) * FE.textScale();
+      const y = Math.min(Y(lv.y) - 2, top - 1), tw = ctx.measureText(lv.text).width;
+      ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85;  // readable over the curves it crosses
+      ctx.fillRect(b - tw - 7, y - size - 1, tw + 6, size + 2);
+      ctx.globalAlpha = 1; ctx.fillStyle = ink(lv.colour, th); ctx.fillText(lv.text, b - 4, y);
+      lv.box = {y0: y - size - 1, y1: y + 1};  // tests: labels do not overlap
+      top = y - size - 1;
+    }
+    ctx.textAlign = "left";
+  }
+
+  /* The converged limits the store holds, as levels of the chart (none before they come). */
+  function limitLevels(st) {
+    const lines = st.limits ? st.limits.lines : [];
+    return lines.filter((ln) => ln.value !== null)
+      .map((ln) => ({y: ln.value, colour: ln.colour, text: ln.name + " converged limit"}));
+  }
+
   const pct = (v) => v + " %";
   const two = (v) => v.toFixed(2);
 
@@ -203,7 +234,7 @@ Object.assign(FE, (() => {
     return {
       acc: {title: "Test error E‖out − y‖² per method", sub: "log scale; kα² = " + t +
         " is the error of a perfect F with no G", lo: 0.1, hi: 30, log: true,
-        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs,
+        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs, levels: limitLevels,
         hline: {y: a.threshold, text: "kα² = " + t + ": " + a.threshold_text}},
       align: {title: "F first, then G (3-layer ResNet)",
         sub: "c_F = share of F learned, c_G = share of αG learned (exact projections)",
