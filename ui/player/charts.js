@@ -192,34 +192,28 @@ Object.assign(FE, (() => {
     ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
-  /* A fixed-feature method's converged limit: a dashed level in its colour, labelled at the
-   * right end of the whole-run panel (engine/frames/limits.py sends them once the run is done). */
+  /* Converged limits (engine/frames/limits.py, once the run is done): a dashed level in the
+   * method's colour, labelled at the right of the whole-run panel, labels stacked upwards. */
   function levels(ctx, lvs, Y, panels, th) {
     const [a, b] = panels[panels.length - 1];
-    for (const lv of lvs) {
-      ctx.strokeStyle = ink(lv.colour, th); ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]);
-      for (const [p, q] of panels) { ctx.beginPath(); ctx.moveTo(p, Y(lv.y)); ctx.lineTo(q, Y(lv.y)); ctx.stroke(); }
+    let top = Infinity;
+    ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]);
+    for (const lv of lvs) for (const [p, q] of panels) {
+      ctx.strokeStyle = ink(lv.colour, th); ctx.beginPath(); ctx.moveTo(p, Y(lv.y)); ctx.lineTo(q, Y(lv.y)); ctx.stroke();
     }
-    ctx.setLineDash([]); ctx.textBaseline = "bottom"; ctx.textAlign = "right";
-    let top = Infinity;  // labels stack upwards where two limits nearly coincide
-    for (const lv of [...lvs].sort((u, v) => Y(v.y) - Y(u.y))) {
+    ctx.setLineDash([]); ctx.textBaseline = "bottom";
+    for (const lv of [...lvs].sort((u, v) => Y(v.y) - Y(u.y))) {  // the lowest label first
+      const colour = ink(lv.colour, th); ctx.textAlign = "right";
       const size = fitFont(ctx, lv.text, "italic", 11, b - a - 12) * FE.textScale();
       const y = Math.min(Y(lv.y) - 2, top - 1), tw = ctx.measureText(lv.text).width;
-      ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85;  // readable over the curves it crosses
-      ctx.fillRect(b - tw - 7, y - size - 1, tw + 6, size + 2);
-      ctx.globalAlpha = 1; ctx.fillStyle = ink(lv.colour, th); ctx.fillText(lv.text, b - 4, y);
-      lv.box = {y0: y - size - 1, y1: y + 1};  // tests: labels do not overlap
-      top = y - size - 1;
+      ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(b - tw - 7, y - size - 1, tw + 6, size + 2);
+      ctx.globalAlpha = 1; ctx.fillStyle = colour; ctx.fillText(lv.text, b - 4, y); ctx.textAlign = "left";
+      lv.box = {y0: y - size - 1, y1: y + 1}; top = lv.box.y0;  // tests: the labels do not overlap
     }
-    ctx.textAlign = "left";
   }
 
-  /* The converged limits the store holds, as levels of the chart (none before they come). */
-  function limitLevels(st) {
-    const lines = st.limits ? st.limits.lines : [];
-    return lines.filter((ln) => ln.value !== null)
-      .map((ln) => ({y: ln.value, colour: ln.colour, text: ln.name + " converged limit"}));
-  }
+  const limitLevels = (st) => (st.limits ? st.limits.lines : []).filter((ln) => ln.value !== null)
+    .map((ln) => ({y: ln.value, colour: ln.colour, text: ln.name + " converged limit"}));
 
   const pct = (v) => v + " %";
   const two = (v) => v.toFixed(2);
