@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import azl_cards, limit_cells
 from ui.gfl_cards import stored
-from ui.reproduce_cards import paper_table
+from ui.reproduce_cards import paper_table, stored_results
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -49,14 +49,23 @@ def test_gfl_cards_show_each_fixed_feature_limit_beside_its_t_step_value(at: App
 
 def test_cards_stored_before_limits_say_how_to_get_them(at: AppTest) -> None:
     captions = [c.value for c in at.caption]
-    for name in ("azl-resnet", "paper-parity"):
-        assert limit_cells.not_stored(name) in captions, name
+    assert limit_cells.not_stored("azl-resnet") in captions
+    assert limit_cells.not_stored("paper-parity") not in captions  # tables.json has them
     assert "limit: not stored — run `python -m engine run --preset azl-resnet`" in \
         limit_cells.not_stored("azl-resnet")
     ours = [df.value for df in at.dataframe if "test error · converged limit" in df.value.columns]
     assert ours and ours[0].loc["NTK (2-layer)", "test error · converged limit"] == "not stored"
     assert ours[0].loc["3-layer ResNet", "test error · converged limit"] == "—"
     assert azl_cards.stored()  # the AZL file is the one stored before limits
+
+
+def test_table_cards_show_the_stored_limits(at: AppTest) -> None:
+    frames = [df.value for df in at.dataframe if limit_cells.ROW in df.value.index]
+    assert len(frames) >= 8  # every Table preset's card (tables.json re-run with limits)
+    rf = stored_results()["paper-parity"]["methods"]["rf"]["limit"]
+    want = f"{100 * rf['test_acc']:.1f} (cert. {rf['certificate']:.0e})"
+    assert any(df.loc[limit_cells.ROW, "RF"] == want for df in frames)
+    assert all(df.loc[limit_cells.ROW, "NTK"].startswith("refused") for df in frames[:1])
 
 
 def test_the_table_layout_gains_a_limit_row_only_where_limits_are_stored() -> None:
