@@ -22,18 +22,28 @@ def not_stored(preset: str) -> str:
             "each fixed-feature method's converged limit beside its T-step value)")
 
 
-def limit_cell(entry: dict, method: str, key: str, fmt) -> str:
-    """One method's limit as a table cell: fmt(value) and its certificate, 'refused', 'not
-    stored' (a fixed-feature method in a file made before limits), '—' (not fixed-feature)."""
+def limit_cell(entry: dict, method: str, key: str, fmt, short: bool = False) -> str:
+    """One method's limit as a table cell: fmt(value) and its certificate (short: the value
+    alone, for a narrow card; `caption` gives the certificates), 'refused', 'not stored' (a
+    fixed-feature method in a file made before limits), '—' (not fixed-feature)."""
     lim = entry.get("limit")
     if lim is None:
         return "not stored" if fixed_feature(method) else "—"
     if lim.get("refused"):
-        return "refused (too large to solve)"
+        return "refused" if short else "refused (too large to solve)"
     if lim.get(key) is None:
         return "NA"
     mark = "" if lim.get("converged", True) else ", NOT converged"
-    return f"{fmt(lim[key])} (cert. {lim['certificate']:.0e}{mark})"
+    return fmt(lim[key]) + ("" if short else f" (cert. {lim['certificate']:.0e}{mark})")
+
+
+def caption(methods: dict) -> str:
+    """Under a card with short limit cells: the worst certificate, what 'refused' means."""
+    certs = [e["limit"]["certificate"] for e in methods.values()
+             if e.get("limit") and e["limit"].get("certificate") is not None]
+    worst = f" to a certificate ≤ {max(certs):.0e}" if certs else ""
+    return (f"Converged limit (ours): each fixed-feature readout solved{worst}; refused: too "
+            "large to solve on this machine (docs/limits.md).")
 
 
 def missing(methods: dict) -> bool:

@@ -78,7 +78,7 @@ def paper_table(paper: dict, ours: dict | None = None) -> pd.DataFrame:
             for row, key in rows.items() for who, src in sources.items()}
         if limits:
             data[SHORT.get(method, LABELS[method])][lc.ROW] = lc.limit_cell(
-                ours.get(method, {}), method, "test_acc", lambda v: cell("test_acc", v))
+                ours.get(method, {}), method, "test_acc", lambda v: cell("test_acc", v), True)
     return pd.DataFrame(data, index=index + ([lc.ROW] if limits else []))
 
 
@@ -169,6 +169,8 @@ def preset_card(p: Preset) -> None:
             st.caption(results_note(entry))
             if entry and lc.missing(entry["methods"]):
                 st.caption(lc.not_stored(p.name))
+            elif entry and lc.stored_any(entry["methods"]):
+                st.caption(lc.caption(entry["methods"]))
         st.code(command(p.name), language="bash")
         note = cost_note(p.name)
         if note:
