@@ -117,6 +117,13 @@ COMMON: dict[str, Spec] = {
                          "in steps 1-2, in every step, or off", default="steps12"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer", default="schedule"),
+    # where a fixed-feature method trains without decay its converged limit has many minimisers
+    # (the features separate the sample): this ridge picks one (docs/limits.md, "why 1e-4")
+    "limit_ridge": Spec(float, 1e-8, 0.1, group="baselines", label="limit tie-break ridge",
+                        help="the ridge λ‖w‖² added to a converged limit (engine/limits) of a "
+                             "method trained without weight decay (GFL, FCB, the theory "
+                             "schedule); 1e-4 = the paper schedule's λ; not read by the runs",
+                        default=1e-4),
     "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
                       help="how the network is trained (engine/procedures: "
                            + ", ".join(PROCEDURES[1:]) + "); auto = the world's own first",

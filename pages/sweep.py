@@ -43,9 +43,17 @@ methods = list(dict.fromkeys(df["method"]))
 labels = sd.method_labels(df)  # the world's names (the AZL world's network is the ResNet)
 c1, c2, c3 = st.columns(3)
 metric = c1.selectbox("summary", sd.metrics(df), format_func=sd.METRICS.get)
+basis = sd.BASES[0]  # a store with converged limits (engine sweep) offers them instead
+if sd.has_limits(df, metric):
+    basis = c1.radio("value", sd.BASES, horizontal=True, key="sweep_basis",
+                     help="T-step: each method after the sweep's T steps; converged limit: "
+                          "each fixed-feature method's readout solved to convergence "
+                          "(docs/limits.md), the network at T")
 x = c3.selectbox("x axis", axes)
 others = store.free_axes([x])  # a setting tied to x (D = d) is no second axis
 y = c3.selectbox("y axis", others) if others else None
+
+suffix = sd.basis_words(df, metric, None, basis)
 
 fixed = {}
 for name in store.free_axes([a for a in (x, y) if a is not None]):
@@ -68,8 +76,9 @@ def heat_panel(column) -> None:
     view = column.selectbox("method", views, help="whose summary the heat map shows")
     minus = "ntk" if view == difference else None
     method = "network" if minus else methods[views.index(view)]
-    values = sd.fix_others(store.per_seed(metric, method, minus), fixed)
-    title = f"{view}: {sd.METRICS[metric]}" + ("" if not fixed else " at " + ", ".join(
+    values = sd.fix_others(store.per_seed(metric, method, minus, basis), fixed)
+    words = sd.basis_words(df, metric, minus or method, basis)  # the NTK's limit, if a difference
+    title = f"{view}: {sd.METRICS[metric]}{words}" + ("" if not fixed else " at " + ", ".join(
         f"{k}={v}" for k, v in fixed.items()))
     agg = sd.over_seeds(values, [x, y])
     event = st.plotly_chart(heatmap(agg, x, y, title, minus is not None), key="sweep_heat",
@@ -108,12 +117,12 @@ if y is not None:
     line_y = st.selectbox(f"lines at {y} =", slices, index=sd.opening_index(slices, y))
 line_rows = []
 for m in methods:
-    part = sd.fix_others(store.per_seed(metric, m), fixed)
+    part = sd.fix_others(store.per_seed(metric, m, basis=basis), fixed)
     if y is not None:
         part = part[part[y] == line_y]
     line_rows.append(sd.over_seeds(part, [x]).assign(method=m))
-figure = lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]} over {x}", sd.METRICS[metric],
-               labels)
+figure = lines(pd.concat(line_rows), x, f"{sd.METRICS[metric]}{suffix} over {x}",
+               sd.METRICS[metric], labels)
 for level, words in sd.levels(df, metric):  # the world's reference level (the AZL world's kα²)
     level_line(figure, level, words)
 if y is None:  # no heat map: the lines' points open their settings

@@ -17,6 +17,7 @@ from pathlib import Path
 from engine.azl.presets import PRESETS
 from engine.azl.world import from_engine
 from engine.compare import Comparison
+from engine.limits import limit_of
 from engine.presets import preset_config
 from engine.procedures import RECORDS
 from engine.report import clean
@@ -25,6 +26,7 @@ LABELS = RECORDS["resnet3"].labels()
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results"
 KEYS = ("test_err", "c_F", "c_G")
+LIMIT_KEYS = ("test_err", "certificate", "converged", "seconds")
 
 
 def first_step(history, key: str, level: float):
@@ -42,6 +44,9 @@ def one_seed(preset, seed: int) -> dict:
     for name, run in comp.runs.items():
         out["methods"][name].update(first_cF_0_9=first_step(run.history, "c_F", 0.9),
                                     first_cG_0_1=first_step(run.history, "c_G", 0.1))
+        lim = limit_of(run)  # the NTK's and last layer's converged limits (None: the others)
+        if lim is not None:
+            out["methods"][name]["limit"] = {k: lim.get(k) for k in LIMIT_KEYS}
     return out
 
 
@@ -53,6 +58,12 @@ def aggregate(per_seed: list[dict]) -> dict:
         out[name] = {k: statistics.fmean(v) for k, v in vals.items()}
         out[name].update({k + "_std": statistics.pstdev(v) for k, v in vals.items()})
         out[name].update({k + "_per_seed": v for k, v in vals.items()})
+        lims = [s["methods"][name].get("limit") for s in per_seed]
+        if all(lims) and all(lim.get("test_err") is not None for lim in lims):
+            out[name]["limit"] = {"test_err": statistics.fmean(lim["test_err"] for lim in lims),
+                                  "certificate": max(lim["certificate"] for lim in lims),
+                                  "converged": all(lim["converged"] for lim in lims),
+                                  "per_seed": [lim["test_err"] for lim in lims]}
     return out
 
 

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 from engine.presets import PRESETS
-from scripts.table_results import run_cli
+from scripts.table_results import limit_entry, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results"
@@ -38,9 +38,11 @@ def entry(report: dict, command: str, commit: str) -> dict:
                                                                            rows[-1])}
         methods[m] = {"test_acc": summary.get("test_acc"), "train_acc": summary.get("train_acc"),
                       "test_mse_ratio": summary.get("test_mse_ratio"), "probes": steps}
+        if limit_entry(summary):  # the converged limit of a fixed-feature method
+            methods[m]["limit"] = limit_entry(summary)
     return {"command": command, "commit": commit, "date": datetime.date.today().isoformat(),
             "seed": report["config"]["seed"], "seconds": round(report["timing"]["total_s"], 1),
-            "methods": methods}
+            "limits_s": round(report["timing"].get("limits_s", 0.0), 1), "methods": methods}
 
 
 def run_preset(name: str, commit: str) -> dict:
@@ -56,6 +58,18 @@ def cell(v: dict) -> str:
     return f"{100 * v['test_acc']:.1f} %"
 
 
+def limit_text(v: dict) -> str:
+    """The converged limit in the same unit ('' for the network, 'refused' with no solve)."""
+    lim = v.get("limit")
+    if not lim:
+        return ""
+    if lim.get("refused"):
+        return "refused"
+    key = "test_mse_ratio" if v["test_mse_ratio"] is not None else "test_acc"
+    return cell({"test_mse_ratio": lim.get(key) if key == "test_mse_ratio" else None,
+                 "test_acc": lim.get("test_acc")})
+
+
 def arrow(probes: dict, key: str) -> str:
     """'0.16 → 0.95 → 0.95': a probe at steps 0, 1 and T."""
     return " → ".join(f"{probes[step][key]:.2f}" for step in probes)
@@ -64,13 +78,15 @@ def arrow(probes: dict, key: str) -> str:
 def markdown(results: dict) -> str:
     """docs/gfl.md's table: per preset and method, the final number and the step-0 → step-1
     coverage and relevant share."""
-    lines = ["| preset | method | test acc. (MSE/Var) | coverage 0 → 1 → T | "
-             "relevant share 0 → 1 → T | time |", "|---|---|---|---|---|---|"]
+    lines = ["| preset | method | test acc. (MSE/Var) at T | converged limit | "
+             "coverage 0 → 1 → T | relevant share 0 → 1 → T | time (limits) |",
+             "|---|---|---|---|---|---|---|"]
     for name in [n for n in gfl_presets() if n in results]:
         e = results[name]
         for i, (m, v) in enumerate(e["methods"].items()):
-            head, secs = (name, f"{e['seconds']} s") if i == 0 else ("", "")
-            lines.append(f"| {head} | {m} | {cell(v)} | {arrow(v['probes'], 'coverage')} | "
+            secs = f"{e['seconds']} s ({e.get('limits_s', 0)} s)" if i == 0 else ""
+            lines.append(f"| {name if i == 0 else ''} | {m} | {cell(v)} | {limit_text(v)} | "
+                         f"{arrow(v['probes'], 'coverage')} | "
                          f"{arrow(v['probes'], 'relevant_share')} | {secs} |")
     return "\n".join(lines)
 

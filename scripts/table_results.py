@@ -25,6 +25,15 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "results"
 TABLES = OUT / "tables.json"
 FIELDS = ("train_acc", "test_acc", "cos")
+# what a stored result keeps of a converged limit (engine/limits; the CLI computes them)
+LIMIT_KEYS = ("test_acc", "test_err", "test_mse_ratio", "certificate", "certificate_kind",
+              "converged", "ridge", "tie_break", "form", "seconds", "refused")
+
+
+def limit_entry(summary: dict) -> dict | None:
+    """The stored part of a method's converged limit (methods.<m>.limit), or None."""
+    lim = summary.get("limit")
+    return None if not lim else {k: lim[k] for k in LIMIT_KEYS if lim.get(k) is not None}
 
 
 def table_presets() -> list[str]:
@@ -53,7 +62,9 @@ def run_preset(name: str, seeds: int, commit: str) -> dict:
     args = ["--preset", name] + (["--seeds", str(seeds)] if seeds > 1 else []) + ["--device", "cpu"]
     stem = name if seeds == 1 else f"{name}-seeds{seeds}"
     command, data = run_cli(args, OUT / f"{stem}.txt", commit)
-    methods = {m: {f: v.get(f) for f in FIELDS} for m, v in data["methods"].items()}
+    methods = {m: {**{f: v.get(f) for f in FIELDS},
+                   **({"limit": limit_entry(v)} if limit_entry(v) else {})}
+               for m, v in data["methods"].items()}
     return {"command": command, "commit": commit, "date": datetime.date.today().isoformat(),
             "seeds": seeds, "methods": methods}
 

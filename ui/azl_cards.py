@@ -11,6 +11,7 @@ import streamlit as st
 
 from engine.presets import Preset
 from engine.procedures import RECORDS
+from ui import limit_cells as lc
 from ui import reproduce_cards as rc
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "azl.json"
@@ -42,6 +43,8 @@ def numbers_table(entry: dict) -> pd.DataFrame:
     for method, m in entry["methods"].items():
         rows[LABELS.get(method, method)] = {
             "test error": f"{m['test_err']:.3f} ± {m['test_err_std']:.3f}",
+            "test error · converged limit": lc.limit_cell(m, method, "test_err",
+                                                          lambda v: f"{v:.3f}"),
             f"below kα² = {line:g}": "yes" if m["test_err"] < line else "no",
             "c_F": f"{m['c_F']:.2f}", "c_G": f"{m['c_G']:.2f}"}
     return pd.DataFrame(rows).T
@@ -60,5 +63,7 @@ def card(p: Preset) -> None:
             st.markdown(f"**Our numbers** (seeds {seeds}):")
             st.dataframe(numbers_table(entry), width="stretch")
             st.caption("`OMP_NUM_THREADS=1 .venv/bin/python scripts/azl_results.py`")
+            if lc.missing(entry["methods"]):
+                st.caption(lc.not_stored(p.name))
         st.code(rc.command(p.name), language="bash")
         rc.buttons(p.name, "preset")

@@ -17,6 +17,7 @@ const data = JSON.parse(document.getElementById("fe-data").textContent);
 const store = new FE.Store(data.meta);
 store.append(data.frames, 0);
 store.done = true;
+if (data.limits) store.limits = data.limits;
 const player = new FEPlayer(document.getElementById("fe-root"), {});
 player.setStore(store, 0);
 player.setOptions({theme: document.body.dataset.theme});
@@ -30,7 +31,8 @@ def export_html(state: AppState, title: str) -> str:
     run_meta = playback.meta(state, "export")
     exports.check("offline HTML player", "T", state.explore.run_cfg.T,
                   exports.html_mb(n, run_meta["points"]))
-    data = {"meta": run_meta, "frames": playback.pack(state, 0, n)}
+    data = {"meta": run_meta, "frames": playback.pack(state, 0, n),
+            "limits": playback.limits(state)}
     credit = html.escape(procedure_of(state.explore.run_cfg or state.cfg).source.credit())
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (

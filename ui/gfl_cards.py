@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.presets import Preset
+from ui import limit_cells as lc
 from ui import reproduce_cards as rc
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "gfl.json"
@@ -47,14 +48,18 @@ def stored() -> dict:
 
 
 def numbers_table(entry: dict) -> pd.DataFrame:
-    """Per method: the test number (accuracy % or MSE / Var(y)) and coverage at steps 0 → 1 → T."""
+    """Per method: the test number (accuracy % or MSE / Var(y)) at T and at its converged limit,
+    coverage and relevant share at steps 0 → 1 → T."""
     rows = {}
     for method, m in entry["methods"].items():
         probes = m["probes"]
         steps = sorted(probes, key=int)
         mse = m.get("test_mse_ratio")
+        key, fmt = (("test_mse_ratio", lambda v: f"MSE/Var {v:.3f}") if mse is not None
+                    else ("test_acc", lambda v: f"{100 * v:.1f} %"))
         rows[method] = {
-            "test": f"MSE/Var {mse:.3f}" if mse is not None else f"{100 * m['test_acc']:.1f} %",
+            "test": fmt(m[key]),  # at T, the preset's step budget
+            "test · converged limit": lc.limit_cell(m, method, key, fmt),
             "coverage 0 → 1 → T": " → ".join(f"{probes[s]['coverage']:.2f}" for s in steps),
             "relevant share 0 → 1 → T": " → ".join(f"{probes[s]['relevant_share']:.2f}"
                                                    for s in steps)}
@@ -72,5 +77,7 @@ def card(p: Preset) -> None:
             st.markdown("**Our numbers** (seed 0):")
             st.dataframe(numbers_table(entry), width="stretch")
             st.caption(f"`{entry['command']}` · commit {entry['commit']} · {entry['date']}")
+            if lc.missing(entry["methods"]):
+                st.caption(lc.not_stored(p.name))
         st.code(rc.command(p.name), language="bash")
         rc.buttons(p.name, "preset")

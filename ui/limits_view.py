@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from engine.limits.show import ridge_text
 from engine.methods import BY_NAME, LABELS
 from engine.report import cell
 
@@ -50,8 +51,10 @@ def cells(entry: dict, key: str, title: str) -> dict[str, str]:
     if lim.get(key) is None:
         return {}
     mark = "" if lim.get("converged") else " (not converged)"
+    ridge = ridge_text(lim)  # the setting that picks one minimiser, where the limit adds it
     return {f"{title} · converged limit": cell(key, lim[key]),
-            "Limit certificate": f"{lim['certificate']:.0e} {lim['certificate_kind']}{mark}"}
+            "Limit certificate": f"{lim['certificate']:.0e} {lim['certificate_kind']}{mark}"
+                                 + (f" · {ridge}" if ridge else "")}
 
 
 def headline(methods: dict, key: str, labels: dict | None = None) -> tuple[str, str, str] | None:

@@ -9,8 +9,8 @@ from engine.frames.stream import DIRECTION_COLOURS, MARK_STYLES
 from ui.state import AppState
 
 # the map's marker styles and group colours, for drawings outside the player (the GIF)
-__all__ = ["DIRECTION_COLOURS", "HERE", "MARK_STYLES", "batch", "meta", "pack", "player_css",
-           "player_js"]
+__all__ = ["DIRECTION_COLOURS", "HERE", "MARK_STYLES", "batch", "limits", "meta", "pack",
+           "player_css", "player_js"]
 HERE = Path(__file__).resolve().parent / "player"
 # meta() keys for the page around the player (not sent to the browser)
 PAGE_KEYS = ("source", "claim", "probes", "step_sizes", "report")
@@ -49,4 +49,12 @@ def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict
     stop = min(n, start + limit)
     return {"meta": run_meta, "start": start, "frames": pack(state, start, stop),
             # done: every step taken (a stream stopped by an error says so in `error`)
-            "done": stream.done and not stream.error and stop == n, "error": stream.error}
+            "done": stream.done and not stream.error and stop == n, "error": stream.error,
+            "limits": limits(state)}
+
+
+def limits(state: AppState) -> dict | None:
+    """The converged limits of the chart's fixed-feature curves so far (FrameStream.limits):
+    None where the chart draws none; computed off the critical path once the run is done."""
+    stream = state.explore.stream
+    return None if stream is None else stream.limits()

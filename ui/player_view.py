@@ -117,8 +117,11 @@ def ticking(state: AppState, now: float | None = None) -> bool:
         state.explore.idle_since = None
         return True
     stream = state.explore.stream
-    if stream is None or stream.done:
+    if stream is None:
         return False
+    if stream.done:  # on until the converged limits (computed after the run) are sent
+        lim = stream.limits()
+        return bool(lim and lim["pending"])
     if state.explore.idle_since is None:
         if not state.explore.timer_on:  # a fresh page or run: no timer until the browser asks
             return False

@@ -16,6 +16,7 @@ from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
 from engine.procedures import procedure_of
 from engine.report import cell
+from ui import limit_cells as lc
 
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "tables.json"
@@ -70,11 +71,15 @@ def paper_table(paper: dict, ours: dict | None = None) -> pd.DataFrame:
     sources = {"paper": paper} if ours is None else {"paper": paper, "ours": ours}
     index = [f"{row} · {who}" for row in rows for who in sources]
     data = {}
+    limits = ours is not None and lc.stored_any(ours)  # a row where the stored file has them
     for method in (m for m in METHODS if m in paper):
         data[SHORT.get(method, LABELS[method])] = {
             f"{row} · {who}": cell(key, src.get(method, {}).get(key))
             for row, key in rows.items() for who, src in sources.items()}
-    return pd.DataFrame(data, index=index)
+        if limits:
+            data[SHORT.get(method, LABELS[method])][lc.ROW] = lc.limit_cell(
+                ours.get(method, {}), method, "test_acc", lambda v: cell("test_acc", v), True)
+    return pd.DataFrame(data, index=index + ([lc.ROW] if limits else []))
 
 
 def stored_results() -> dict:
@@ -162,6 +167,10 @@ def preset_card(p: Preset) -> None:
             entry = stored_results().get(p.name)
             st.dataframe(paper_table(p.paper, entry and entry["methods"]), width="stretch")
             st.caption(results_note(entry))
+            if entry and lc.missing(entry["methods"]):
+                st.caption(lc.not_stored(p.name))
+            elif entry and lc.stored_any(entry["methods"]):
+                st.caption(lc.caption(entry["methods"]))
         st.code(command(p.name), language="bash")
         note = cost_note(p.name)
         if note:

@@ -31,6 +31,41 @@ METRICS = {"test_acc": "test accuracy", "test_err": "test error E‖out − y‖
            "steps_99": "steps to 99 % test", "time_s": "seconds per run"}
 
 
+BASES = ("T-step", "converged limit")  # what the heat map and lines show of a headline score
+
+
+def limit_column(metric: str) -> str:
+    """The stored converged-limit column of a headline score (engine.sweep.rows.LIMIT_FIELDS)."""
+    return f"limit_{metric}"
+
+
+def has_limits(df: pd.DataFrame, metric: str) -> bool:
+    """Whether the store holds converged limits of `metric` (not a store from before them)."""
+    col = limit_column(metric)
+    return col in df and df[col].notna().any()
+
+
+def at_limit(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """df with `metric` at each fixed-feature method's converged limit; a method with no limit
+    in the whole store (the network) keeps its T-step value, a limit missing in one row of a
+    method that has them elsewhere stays missing (never its T-step value in disguise)."""
+    col = limit_column(metric)
+    with_limits = set(df.loc[df[col].notna(), "method"])
+    own = df["method"].isin(with_limits)
+    return df.assign(**{metric: df[col].where(own, df[metric])})
+
+
+def basis_words(df: pd.DataFrame, metric: str, method: str | None, basis: str) -> str:
+    """The title's words for the basis: '' (T-step), ' · converged limit', or for a method
+    with no limit in the store (the network) ' · at T (no limit: not fixed-feature)'."""
+    if basis == BASES[0]:
+        return ""
+    if method is None:
+        return " · converged limits (the network at T)"
+    has = df.loc[df["method"] == method, limit_column(metric)].notna().any()
+    return " · converged limit" if has else " · at T (no limit: not fixed-feature)"
+
+
 def metrics(df: pd.DataFrame) -> list[str]:
     """The summaries this sweep holds (a store from before a field existed, or a world whose
     methods do not report it, has NULLs there)."""
@@ -77,9 +112,13 @@ class Stored:
                 self._memo[key] = make()
             return self._memo[key]
 
-    def per_seed(self, metric: str, method: str, minus: str | None = None) -> pd.DataFrame:
-        return self._once(("seed", metric, method, minus),
-                          lambda: per_seed(self.df, self.axes, metric, method, minus))
+    def per_seed(self, metric: str, method: str, minus: str | None = None,
+                 basis: str = BASES[0]) -> pd.DataFrame:
+        """Per-seed values of one method (basis: T-step, or converged limit where stored)."""
+        def make() -> pd.DataFrame:
+            df = self.df if basis == BASES[0] else at_limit(self.df, metric)
+            return per_seed(df, self.axes, metric, method, minus)
+        return self._once(("seed", metric, method, minus, basis), make)
 
     def free_axes(self, by: list[str]) -> list[str]:
         return self._once(("free", tuple(by)), lambda: free_axes(self.df, self.axes, by))

@@ -8,10 +8,12 @@ import numpy as np
 from ..report import clean
 from .base import Maker, extra
 from .frame import rounded
+from .limits import Curve
 
 # one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
 COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
           "last_layer": "#D55E00"}
+FIXED = ("ntk", "last_layer")  # the fixed-feature methods: each gets its converged limit
 THRESHOLD_TEXT = "above this line G is not learned at all"
 COUNT_NOTE = "counts: neurons with cos(w_i, a star of the pair) > 0.9"
 PROBES = (
@@ -54,6 +56,12 @@ class AZLFrames(Maker):
         e = extra(snap)
         return {"errs": [rounded(v) for v in self.run.test_errors(snap)],
                 **{col: rounded(e[key]) for col, key in AZL_KEYS}}
+
+    def limit_curves(self) -> list[Curve]:
+        """NTK and last layer (the side runs engine.limits solves; the others are not fixed)."""
+        runs = {self.run.methods[0]: None, **self.run.side}
+        return [Curve(m, self.run.labels[m], COLORS[m], q, runs[m])
+                for q, m in enumerate(runs) if m in FIXED]
 
     def meta(self, first) -> dict:
         cfg = self.run.world.cfg

@@ -103,6 +103,11 @@ class Maker:
         """Neurons on each star group; None for a run without star groups."""
         return None
 
+    def limit_curves(self) -> list:
+        """The fixed-feature curves the chart draws (engine.frames.limits.Curve): none where
+        Explore shows only the network (the paper's and GFL's charts)."""
+        return []
+
     def meta(self, first: Frame) -> dict:
         """What stays fixed over a run besides the marks (the map's marks come from `first`)."""
         return {"T": self.run.T, "neurons": len(first.cos), "truth": self.truth,

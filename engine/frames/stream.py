@@ -14,6 +14,7 @@ from ..worlds import build_world
 from .azl import AZLFrames
 from .frame import Frame, pack
 from .gfl import GFLFrames
+from .limits import LimitJob
 from .paper import PaperFrames
 from .procedure import frame_name, lead, own_explore_run
 
@@ -62,6 +63,8 @@ class FrameStream:
         self.id = uuid.uuid4().hex[:12]  # the player's run id: a new stream, a new player
         self._maker = maker(self.run, self.world)
         self._frames: list[Frame] = [self._maker.frame(0)]
+        curves = self._maker.limit_curves()
+        self._limits = LimitJob(curves) if curves else None
 
     @property
     def done(self) -> bool:
@@ -101,7 +104,25 @@ class FrameStream:
                     for j, (r, (_, _, g)) in enumerate(zip(rows, groups, strict=True))]
         base = maker.meta(first)
         return {"run": self.id, **base, "points": base["neurons"] + sum(r["rows"] for r in rows),
-                "marks": rows, **maker.about()}
+                "marks": rows, "limit_curves": self._limits is not None, **maker.about()}
+
+    def limits(self) -> dict | None:
+        """The converged limits of the chart's fixed-feature curves: None where it draws none;
+        else {"pending", "lines"}, started in a background thread once the run is done (a run
+        stopped by an error gets none)."""
+        job = self._limits
+        if job is None:
+            return None
+        if self.done and not self.error:
+            job.start()
+        elif self.error:
+            return {"pending": False, "lines": []}
+        return job.payload()
+
+    def wait_limits(self, timeout: float) -> None:
+        """Block at most `timeout` seconds for the limits (a hub worker between its turns)."""
+        if self._limits is not None:
+            self._limits.wait(timeout)
 
     def frames(self, start: int, stop: int) -> dict:
         """JSON-able packed batch of frames start..stop-1 (clamped to those made)."""

@@ -8,7 +8,7 @@ from ..preset import Preset
 # The common settings every GFL world reads (WorldRecord.common): the data's sizes and seed; the
 # procedure's width, steps, batch and classifier-stage rule (engine.gfl.run.stage_rule)
 GFL_READS = ("d", "n", "n_test", "seed", "m", "T", "batch", "optimizer", "optimizer_w", "eta",
-             "eta_w")
+             "eta_w", "limit_ridge")
 # ... and D and k where the world's data reads them (uniform parity, parity blocks, linear data);
 # the XOR mixture, the mixture of Gaussians and the multi-index world read neither, so they are
 # hidden there (engine.relations skips D ≤ d and k ≤ D for a world that does not read them)

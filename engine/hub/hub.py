@@ -32,6 +32,7 @@ class Hub:
         self.pool = None
         self.runs: dict[str, store.HubRun] = {}
         self.watching: dict[str, str] = {}  # watcher -> key
+        self.limits_due: set[str] = set()  # done runs whose worker still solves their limits
         self.lock = threading.RLock()
         self.counts = Counter()  # computed, steps, cache_hits
         self.budget = Budget()
@@ -92,7 +93,8 @@ class Hub:
             if run is None:
                 return {"n": 0, "T": 0, "state": "gone", "error": "", "meta": None}
             return {"n": len(run.frames), "T": run.T, "state": run.state, "error": run.error,
-                    "meta": run.meta, "target": run.target(self.first)}
+                    "meta": run.meta, "target": run.target(self.first),
+                    "limits_due": key in self.limits_due}
 
     def start(self) -> None:
         """Start the executor now (workers import torch: seconds the first page need not wait)."""
@@ -187,6 +189,15 @@ class Hub:
         frames = packing.split(msg[3]) if verb == "frames" and msg[3] is not None else []
         with self.lock:
             run = self.runs.get(key)
+            if verb == "limits":  # after "done": the converged limits of its fixed curves
+                self.limits_due.discard(key)
+                if run is not None and run.meta is not None:
+                    run.meta = {**run.meta, "limits": msg[2]}
+                    if run.complete and self.cache is not None:  # the cached copy has them too
+                        threading.Thread(target=store.save, args=(self.cache, run),
+                                         daemon=True).start()
+                self.pool.finished(key)
+                return
             if verb == "frames":
                 self.counts["steps"] += msg[4]
             if run is None or run.state != "live":
@@ -197,12 +208,15 @@ class Hub:
                 run.schema = run.schema or packing.kinds(msg[3])
                 run.add(msg[2], frames)
                 self._fit(0.0)
-            elif verb == "done":
-                self._finish(run, msg[2])
+            elif verb == "done":  # msg[3]: its limits follow, so its worker keeps it
+                self._finish(run, msg[2], keep=len(msg) > 3 and bool(msg[3]))
 
-    def _finish(self, run: store.HubRun, error: str) -> None:
+    def _finish(self, run: store.HubRun, error: str, keep: bool = False) -> None:
         run.state, run.error = ("failed" if error else "done"), error
-        self.pool.finished(run.key)
+        if keep:
+            self.limits_due.add(run.key)
+        else:
+            self.pool.finished(run.key)
         if run.complete and self.cache is not None:
             threading.Thread(target=store.save, args=(self.cache, run), daemon=True).start()
 
@@ -210,6 +224,7 @@ class Hub:
         """A worker died: the run it was computing fails with one message to its watchers;
         its other runs start again elsewhere (their frames so far are kept)."""
         with self.lock:
+            self.limits_due -= keys  # a done run's limits died with the worker: none come
             for key in keys:
                 run = self.runs.get(key)
                 if run is None or run.state != "live":

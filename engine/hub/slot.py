@@ -28,11 +28,14 @@ class Slot:
         self.stream = None
         self.sent = 0
         self.finished = False
+        self.limits_due = False  # the run is done; its converged limits are still being solved
 
     def wants(self) -> bool:
         """Whether a turn would compute anything."""
         if self.finished:
             return False
+        if self.limits_due:
+            return True
         return self.stream is None or len(self.stream) < max(self.until, self.have)
 
     def turn(self, budget_s: float = CHUNK_S) -> list[tuple]:
@@ -40,6 +43,8 @@ class Slot:
         try:
             if self.stream is None:
                 return self._build()
+            if self.limits_due:
+                return self._limits(budget_s)
             return self._advance(budget_s)
         except Exception as err:  # noqa: BLE001 - the run fails, the worker goes on
             self.finished = True
@@ -66,9 +71,22 @@ class Slot:
         elif steps:
             out.append(("frames", self.key, n, None, steps))
         if self.stream.done:
-            self.finished = True
-            out.append(("done", self.key, self.stream.error or ""))
+            # "done" goes at once (the player has every frame); the limits follow in their own
+            # message, solved in the stream's background thread (engine/frames/limits.py)
+            lim = self.stream.limits()
+            self.limits_due = bool(lim and lim["pending"])
+            self.finished = not self.limits_due
+            out.append(("done", self.key, self.stream.error or "", self.limits_due))
         return out
+
+    def _limits(self, budget_s: float) -> list[tuple]:
+        """Wait one turn's budget for the limits (other runs take their turns between)."""
+        self.stream.wait_limits(budget_s)
+        lim = self.stream.limits()
+        if lim["pending"]:
+            return []
+        self.limits_due, self.finished = False, True
+        return [("limits", self.key, lim)]
 
 
 def _one_line(err: Exception) -> str:

@@ -60,6 +60,18 @@ class HubStream:
     def meta(self) -> dict:
         return dict(self.hub.status(self.key)["meta"])
 
+    def limits(self) -> dict | None:
+        """The converged limits of the chart's fixed-feature curves (FrameStream.limits), as the
+        run's worker sent them after "done"; pending until then (a cached run without: none)."""
+        st = self.hub.status(self.key)
+        meta = st["meta"] or {}
+        if not meta.get("limit_curves"):
+            return None
+        if meta.get("limits") is not None:
+            return meta["limits"]
+        # a live run's limits come after it; a done one's while its worker still solves them
+        return {"pending": st["state"] == "live" or st.get("limits_due", False), "lines": []}
+
     def frames(self, start: int, stop: int) -> dict:
         """The packed batch of frames start..stop-1 (clamped to those held)."""
         return self.hub.batch(self.key, start, max(0, stop - start))["frames"]

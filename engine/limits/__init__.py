@@ -57,7 +57,8 @@ def _solve(prob: Problem) -> dict:
     res = SOLVERS[obj.loss](prob.train, prob.y_train, obj)
     out = {"certificate": res["certificate"], "certificate_kind": res["certificate_kind"],
            "iterations": res["iterations"], "converged": res["converged"],
-           "solver": res["detail"], "objective": obj.text(), **prob.notes}
+           "solver": res["detail"], "objective": obj.text(), "ridge": obj.lam,
+           "tie_break": obj.tie_break, **prob.notes}
     if res.get("objective_value") is not None:
         out["objective_value"] = res["objective_value"]  # P(w, c) at the solution
     for split, op, y in (("train", prob.train, prob.y_train), ("test", prob.test, prob.y_test)):

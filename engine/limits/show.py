@@ -63,6 +63,8 @@ def table(report: dict) -> str:
     lines = ["converged limits (the same objective solved to a certificate; engine/limits):"]
     for head, fn in rows:
         lines.append(f"{head:<18}" + "".join(f"{fn(m, e):>{width}}" for m, e in methods.items()))
+    ridges = sorted({ridge_text(e["limit"]) for e in methods.values()} - {""})
+    lines += [f"  ({r}: the method trains without decay; docs/limits.md)" for r in ridges]
     for m, e in methods.items():
         if e["limit"].get("refused"):
             lines.append(f"  {LABELS.get(m, m)}: no limit: {e['limit']['refused']}")
@@ -70,6 +72,13 @@ def table(report: dict) -> str:
             lines.append(f"  {LABELS.get(m, m)}: NOT converged within {e['limit']['iterations']}"
                          " iterations (the number is a bound from below on the objective's gap)")
     return "\n".join(lines)
+
+
+def ridge_text(lim: dict) -> str:
+    """'tie-break ridge limit_ridge = 1e-04' where the limit adds that ridge, else ''."""
+    if not lim.get("tie_break") or lim.get("ridge") is None:
+        return ""
+    return f"tie-break ridge limit_ridge = {lim['ridge']:.0e}"
 
 
 def _cert(lim: dict) -> str:

@@ -10,6 +10,7 @@ import math
 import torch
 
 from ..azl.probes import fit_numbers
+from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Tangent, kernel_embedding
@@ -18,9 +19,11 @@ from .problem import Objective, Problem, Refusal
 # every limit is solved on the CPU in float64 (the solvers make their own vectors there): a
 # run trained on a GPU has its features copied over (found on an H100: paper-parity's RF)
 CPU = "cpu"
-TIE = 1e-4  # the ridge that picks one minimiser where a method trains without decay (GFL):
-# the paper schedule's own λ. gfl-xor RF and One Step move ≤ 0.3 points between 1e-4 and 1e-6;
-# the NTK, which interpolates the sample, does not (81.6 % vs 87.4 %): docs/limits.md
+# the ridge that picks one minimiser where a method trains without decay (GFL, FCB, the theory
+# schedule): the setting limit_ridge, default the paper schedule's own λ = 1e-4. gfl-xor RF and
+# One Step move ≤ 0.3 points between 1e-4 and 1e-6; the NTK, which interpolates the sample, does
+# not (81.6 % vs 87.4 %): docs/limits.md
+TIE = SPECS["limit_ridge"].default
 DIRECT_WIDTH = 6000  # explicit features up to this width; wider: the Gram or matrix-free
 # matrix-free Newton-CG takes thousands of J v / Jᵀ u products (≈ 2np multiply-adds each): above
 # n·p = this it would run for hours on the 2-core machine, so it is refused with its size
@@ -41,12 +44,17 @@ def problem_of(run) -> Problem | Refusal | None:
     return None
 
 
+def tie_ridge(world) -> float:
+    """The world's limit_ridge setting (TIE for a config without one)."""
+    return getattr(world.cfg, "limit_ridge", TIE)
+
+
 def _shi_objective(world) -> Objective | Refusal:
     sp = world.schedule.later
     if sp.xi > 0.0:
         return Refusal(f"the classifier stage smooths the activation (σ_ξ = {sp.xi:g}): its "
                        "features are random per step, not fixed")
-    lam, tie = (sp.lam_a, False) if sp.lam_a > 0 else (TIE, True)
+    lam, tie = (sp.lam_a, False) if sp.lam_a > 0 else (tie_ridge(world), True)
     return Objective("hinge", lam, sp.intercept, sp.class_weights, tie_break=tie)
 
 
@@ -131,7 +139,7 @@ def _fcb(run) -> Problem | Refusal | None:
     info = BY_NAME.get(run.method)
     if info is None or not (info.frozen or info.linearised):
         return None
-    obj = Objective("logistic", TIE, tie_break=True)
+    obj = Objective("logistic", tie_ridge(run.world), tie_break=True)
     xs = [x.to(CPU, DT) for x in (run.x_tr, run.x_te)]
     y_tr, y_te = run.y_tr.to(CPU, DT), run.y_te.to(CPU, DT)
     if info.linearised:  # out = (1{W⁽⁰⁾x > 0} ⊙ W x) a: W's block only (a is fixed)
@@ -149,7 +157,8 @@ def _gfl(run) -> Problem | Refusal | None:
     if run.method not in ("rf", "one_step", "ntk"):
         return None
     lrn, prep = run.learner, run.prep
-    obj = Objective("squared" if prep.regression else "hinge", TIE, tie_break=True)
+    obj = Objective("squared" if prep.regression else "hinge", tie_ridge(run.world),
+                    tie_break=True)
     xs = (prep.x_train.to(CPU), prep.x_test.to(CPU))
     y_tr = prep.fit_train.to(CPU, DT)
     y_te = prep.y_test.to(CPU, DT)

@@ -77,7 +77,7 @@ RECORD = WorldRecord(
     # its generator reads d, σ_r, flip and structure (not D, k, labeling, p_o or noise); the
     # training settings are those fcb2022 or gfl read (engine.reads hides the other's)
     common=("d", "n", "n_test", "seed", "structure", "m", "T", "batch", "eta", "optimizer",
-            "optimizer_w", "eta_w"),
+            "optimizer_w", "eta_w", "limit_ridge"),
     settings={"flip": Spec(float, 0, 0.5, open_hi=True, label="label noise η", default=0.15,
                            help="random feature amplification (FCB): fraction of flipped "
                                 "labels")})

@@ -59,6 +59,9 @@ def add_parser(sub) -> None:
                    help="a named sweep (" + ", ".join(sweep_presets.SWEEP_PRESETS) + "); "
                         "--grid, --seeds and --methods then override its parts")
     s.add_argument("--quiet", action="store_true", help="no progress lines")
+    s.add_argument("--no-limits", action="store_true",
+                   help="skip the converged limits of the fixed-feature methods (engine/limits; "
+                        "stored by default in the limit_test_* columns)")
 
 
 def spec_from_args(args) -> SweepSpec:
@@ -115,7 +118,7 @@ def cmd_sweep(args) -> int:
     try:
         res = run_sweep(spec, args.out, force=args.force, batch=args.batch_seeds,
                         executor_name=args.executor, workers=workers, address=args.address,
-                        on_unit=progress)
+                        on_unit=progress, converged=not args.no_limits)
     except (sqlite3.Error, OSError) as err:  # e.g. a full disk: the rows written so far stay
         print(f"error: could not write the store {plain(args.out, 200)}: {plain(err, 200)}",
               file=sys.stderr)

@@ -28,7 +28,7 @@ class Plan:
 
 
 def plan(spec: SweepSpec, store: Store, force: bool = False, batch: bool = False,
-         checked: list | None = None) -> Plan:
+         checked: list | None = None, converged: bool = True) -> Plan:
     """Validate every cell, then list the units whose rows are missing (all with force).
 
     A unit is one setting × one seed (or × all its seeds when batch is on), with the methods
@@ -48,7 +48,8 @@ def plan(spec: SweepSpec, store: Store, force: bool = False, batch: bool = False
             total += len(spec.methods)
             if todo:
                 missing[seed] = todo
-        base = {"spec": spec.to_dict(), "setting": setting, "version": version, "batch": batch}
+        base = {"spec": spec.to_dict(), "setting": setting, "version": version, "batch": batch,
+                "limits": converged}
         if batch and missing:
             methods = [m for m in spec.methods if any(m in t for t in missing.values())]
             units.append({**base, "seeds": sorted(missing), "methods": methods})
@@ -61,9 +62,10 @@ def plan(spec: SweepSpec, store: Store, force: bool = False, batch: bool = False
 def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = False,
               executor_name: str = "local", workers: int = 1, address: str | None = None,
               on_unit: Callable[[int, int, list[dict]], None] | None = None,
-              limits: bool = True) -> dict:
+              limits: bool = True, converged: bool = True) -> dict:
     """Run the sweep into the store at `out`; returns counts and the wall time. A sweep that
-    fails before its first row leaves no store behind (nor its -wal/-shm)."""
+    fails before its first row leaves no store behind (nor its -wal/-shm). `limits`: check
+    the guard's limits; `converged`: store each fixed-feature method's converged limit."""
     path = store_path(out)
     check_out(path)  # an unusable --out is refused before any cell is checked or trained
     _check_device(spec.device)
@@ -72,7 +74,7 @@ def run_sweep(spec: SweepSpec, out: str, *, force: bool = False, batch: bool = F
     fresh = not path.exists()
     store, done = Store(path), False
     try:
-        p = plan(spec, store, force, batch, checked)
+        p = plan(spec, store, force, batch, checked, converged)
         if p.units:
             store.prepare(spec.to_dict(), spec.names(), spec.settings()[0], git_describe())
         t0, written = time.perf_counter(), 0

@@ -13,7 +13,11 @@ CURVE_FIELDS = ("step", "train_acc", "test_acc", "train_loss", "test_loss", "cos
 # probes after step 1 (the feature step) and at the end, regression scores, the AZL projections
 FINAL_FIELDS = ("relevant_share", "coverage", "test_mse_ratio", "test_err", "c_F", "c_G")
 STEP1_FIELDS = {"share_1": "relevant_share", "coverage_1": "coverage"}
-EXTRA_FIELDS = (*STEP1_FIELDS, *FINAL_FIELDS)
+# a fixed-feature method's converged limit (engine/limits) beside its T-step value: the same
+# headline number (NULL for the network, with --no-limits, and in stores from before them)
+LIMIT_FIELDS = {"limit_test_acc": "test_acc", "limit_test_err": "test_err",
+                "limit_test_mse_ratio": "test_mse_ratio", "limit_certificate": "certificate"}
+EXTRA_FIELDS = (*STEP1_FIELDS, *FINAL_FIELDS, *LIMIT_FIELDS)
 
 
 def curve_stride(T: int) -> int:
@@ -57,13 +61,20 @@ def extras(history: list, summary: dict) -> dict:
     return out
 
 
+def limit_fields(limit: dict | None) -> dict:
+    """The LIMIT_FIELDS of one run's converged limit (all None without one, or refused)."""
+    lim = limit or {}
+    return {col: _num(lim.get(key)) for col, key in LIMIT_FIELDS.items()}
+
+
 def make_row(setting: dict, cfg, method: str, run, summary: dict, time_s: float,
-             device: str, version: str, batched: bool) -> dict:
-    """The stored row of one (setting, seed, method)."""
+             device: str, version: str, batched: bool, limit: dict | None = None) -> dict:
+    """The stored row of one (setting, seed, method); `limit`: its converged limit, if any."""
     return {"key": row_key(cfg, method, version), "setting": setting, "seed": cfg.seed,
             "method": method, "train_acc": _num(summary["train_acc"]),
             "test_acc": _num(summary["test_acc"]), "cos": _num(summary.get("cos")),
             "steps_95": steps_to(run.history, 0.95), "steps_99": steps_to(run.history, 0.99),
             "time_s": time_s, "device": device, "batched": int(batched),
             "code_version": version, "config": json.dumps(cfg.to_dict(), sort_keys=True),
-            "curve": curve(run.history, cfg.T), **extras(run.history, summary)}
+            "curve": curve(run.history, cfg.T), **extras(run.history, summary),
+            **limit_fields(limit)}

@@ -10,6 +10,7 @@ from pathlib import Path
 import torch
 
 from ..compare import Comparison
+from ..limits import limit_of
 from ..run import pick_device
 from .batched import train_batched
 from .rows import make_row
@@ -45,8 +46,9 @@ def git_describe() -> str:
 
 
 def train_seed(spec: SweepSpec, setting: dict, seed: int, methods, version: str,
-               device: str) -> list[dict]:
-    """Train the methods of one seed side by side (engine.compare) and summarise each."""
+               device: str, limits: bool = True) -> list[dict]:
+    """Train the methods of one seed side by side (engine.compare) and summarise each, with
+    each fixed-feature method's converged limit (after training: time_s is the training's)."""
     cfg = spec.config(setting, seed)
     t0 = time.perf_counter()
     comp = Comparison(cfg, tuple(methods), device)
@@ -59,8 +61,18 @@ def train_seed(spec: SweepSpec, setting: dict, seed: int, methods, version: str,
                 run.step()
                 spent[m] += time.perf_counter() - t1
     summary = comp.summary()
+    lims = {m: _limit(comp.runs[m]) for m in methods} if limits else {}
     return [make_row(setting, cfg, m, comp.runs[m], summary[m], spent[m], device, version,
-                     False) for m in methods]
+                     False, lims.get(m)) for m in methods]
+
+
+def _limit(run) -> dict | None:
+    """A run's converged limit; None where it has none or its solve failed (the row keeps its
+    T-step numbers: a limit never costs a sweep its rows)."""
+    try:
+        return limit_of(run)
+    except (RuntimeError, ValueError, MemoryError):
+        return None
 
 
 def run_unit(unit: dict) -> list[dict]:
@@ -80,5 +92,6 @@ def run_unit(unit: dict) -> list[dict]:
         rows, rest = [], list(unit["methods"])
     if rest:
         for seed in unit["seeds"]:
-            rows += train_seed(spec, unit["setting"], seed, rest, unit["version"], device)
+            rows += train_seed(spec, unit["setting"], seed, rest, unit["version"], device,
+                               unit.get("limits", True))
     return rows

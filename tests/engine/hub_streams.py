@@ -37,6 +37,10 @@ class CountStream:
     def meta(self) -> dict:
         return {"run": f"count-{self.seed}", "T": self.T, "neurons": 2, "points": 2}
 
+    def limits(self) -> None:
+        """No fixed-feature curve: no converged limits (FrameStream.limits)."""
+        return None
+
     def frames(self, start: int, stop: int) -> dict:
         stop = min(stop, self._n)
         pos = [np.random.default_rng([self.seed, i]).integers(-999, 999, 4).astype("<i2")

@@ -138,3 +138,24 @@ def test_two_seeds_on_ray_give_the_local_frames(ray_head, monkeypatch):
     for seed in (0, 1):
         assert got[seed] == local_frames(TINY.replace(seed=seed))
     assert got[0] != got[1]
+
+
+def test_hub_sends_the_azl_limits_after_done(tmp_path, monkeypatch):
+    """The worker says "done" at once and sends the converged limits of the AZL chart's NTK and
+    last layer when its background solve ends; HubStream.limits() then equals the local one."""
+    from engine.hub import HubStream
+    from tests.engine.frames_settings import SETTINGS
+    from tests.engine.test_frame_limits import _finish
+    monkeypatch.setenv("FEX_FRAME_CACHE", str(tmp_path))
+    cfg = SETTINGS["azl"].replace(T=6)
+    local = FrameStream(cfg)
+    local.advance()
+    want = _finish(local)
+    hub = make_hub(workers=1)
+    try:
+        stream = HubStream(cfg, hub, "a")
+        stream.advance()
+        wait_for(lambda: not stream.limits()["pending"], 180)
+        assert stream.done and stream.limits() == want and len(want["lines"]) == 2
+    finally:
+        hub.close()

@@ -91,3 +91,18 @@ def test_a_conditional_read_changes_no_number_where_its_rule_fails(world, name):
     paper = {"schedule": "paper", "eta": None, "lam": None}
     assert sidebar_shows(name, config(world, **paper))
     assert trace(config(world, **paper, **{name: 2})) != base(world, paper)
+
+
+@pytest.mark.parametrize("preset", ["gfl-xor", "gfl-mog", "fcb-xor", "paper-parity"])
+def test_the_limit_tie_break_ridge_is_read_where_a_limit_breaks_ties(preset):
+    """GFL's and FCB's readouts train without decay: their converged limits take limit_ridge, so
+    the setting is shown and accepted there (the two branches that added it and the per-run
+    reads met in a merge that refused it on gfl-xor and fcb-xor); the AZL world's limit uses its
+    own weight decay and refuses it."""
+    from engine.presets import preset_config
+
+    cfg = preset_config(preset)
+    refuse_unread(cfg, ["limit_ridge"])
+    assert sidebar_shows("limit_ridge", cfg)
+    with pytest.raises(ConfigError, match="does not read it"):
+        refuse_unread(preset_config("azl-resnet"), ["limit_ridge"])

@@ -48,7 +48,7 @@ OTHER = {
     "optimizer_w": ("sgd", {}), "eta_w": (0.5, {}), "ema": (0.5, {}), "intercept": (True, {}),
     "lr_decay": ("cosine", {}), "balance": ("all", {}), "classifier": ("logreg", {}),
     # beyond D ≤ d and k ≤ D on purpose: a world that reads neither must not be held to them
-    "D": (100, {}), "k": (50, {}), "batch": (25, {}),
+    "D": (100, {}), "k": (50, {}), "batch": (25, {}), "limit_ridge": (1e-2, {}),
 }
 DK_UNREAD = ("gfl_xor", "gfl_mog", "gfl_multi_index")  # docs/gfl.md, "What each world reads"
 # common settings that cannot change on their own, with the reason (none today)

@@ -42,6 +42,9 @@ class ContractOnly:
     def frames(self, start: int, stop: int) -> dict:
         return json.loads(json.dumps(self._stream.frames(start, stop)))
 
+    def limits(self) -> dict | None:
+        return json.loads(json.dumps(self._stream.limits()))
+
 
 @pytest.mark.parametrize("preset", ["quick-parity", "gfl-xor", "azl-resnet"])
 def test_the_page_plays_from_the_contract_alone(monkeypatch, preset: str) -> None:

@@ -39,6 +39,7 @@ export default function (component) {
   } else {  // "done" only counts with every frame in hand, else Play would stop at the gap
     if (data.frames) st.append(data.frames, data.start);
     st.done = !!data.done; st.error = data.error || "";
+    if (data.limits) st.limits = data.limits;  // the converged limits, once the run is done
   }
   p.update();
   watchPending(p, setStateValue);

@@ -222,7 +222,7 @@ class FEPlayer {
     if (!st || !st.n) return;
     const i = Math.min(this.cur, st.n - 1), th = FE.THEMES[this.opt.theme] || FE.THEMES.light;
     // Skip a redraw that would paint the same picture (the component is called on every rerun).
-    const sig = [i, st.n, st.done, st.error, this.playing, this.waitStep, JSON.stringify(this.opt),
+    const sig = [i, st.n, st.done, st.error, st.limits ? st.limits.lines.length : 0, this.playing, this.waitStep, JSON.stringify(this.opt),
       this.root.clientWidth, this.root.clientHeight].join("|");
     if (sig === this.sig) return;
     this.sig = sig;

@@ -51,6 +51,8 @@ RECORD = ProcedureRecord(
     "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
     REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
     neurons=lambda m: 2 * m, run_bytes=run_bytes, glossary=GLOSSARY,
-    reads=("m", "T", "eta"),  # full-batch GD with step η: no batch, schedule or optimizer
+    # full-batch GD with step η: no batch, schedule or optimizer; its readouts train without
+    # decay, so their converged limits take the tie-break ridge (engine/limits/sources.py)
+    reads=("m", "T", "eta", "limit_ridge"),
     charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy",
                   terms=("test accuracy",)),))

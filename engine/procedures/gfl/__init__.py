@@ -108,7 +108,8 @@ RECORD = ProcedureRecord(
     tuple(BY_NAME[m] for m in METHODS), METHODS, make_run, SOURCE, TABLE,
     neurons=lambda m: 4 * m, run_bytes=run_bytes, glossary=GLOSSARY, frame="gfl",
     settings=SETTINGS,
-    reads=("m", "T", "batch", "optimizer", "optimizer_w", "eta", "eta_w"),  # run.stage_rule
+    # run.stage_rule; limit_ridge: the fixed-feature readouts' limits break ties with it
+    reads=("m", "T", "batch", "optimizer", "optimizer_w", "eta", "eta_w", "limit_ridge"),
     charts=(Chart("score", "Test accuracy or MSE / Var(y)", ("test_acc", "test_mse_ratio"),
                   "test accuracy / MSE ÷ Var(y)", terms=("test accuracy", "MSE / Var(y)")),
             Chart("coverage", "Coverage", ("coverage",), "coverage", terms=("coverage",))))
