@@ -137,10 +137,13 @@ class Maker:
         return (f"Measured after every step: train and test accuracy and hinge loss on fixed "
                 f"samples of {n_tr:,} training and {n_te:,} test points (drawn once from the "
                 f"seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, 2 and "
-                f"T); the cosine of every one of the {2 * cfg.m} neurons with Σ_A M, the "
-                "relevant/background split of the loss gradient (root mean square over "
-                "neurons), and the MDS map (classical MDS on cosine distance, rotated onto the "
-                "previous frame so points do not jump).")
+                f"T); {self.cosine_words()}, and the MDS map (classical MDS on cosine "
+                "distance, rotated onto the previous frame so points do not jump).")
+
+    def cosine_words(self) -> str:
+        """What the colour cosines and the gradient probe measure (the paper's Σ_A M)."""
+        return (f"the cosine of every one of the {2 * self.world.cfg.m} neurons with Σ_A M, the "
+                "relevant/background split of the loss gradient (root mean square over neurons)")
 
     def step_sizes(self) -> dict:
         """The step-size table: its note and rows (the schedule's, for the engine's Run)."""

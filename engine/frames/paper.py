@@ -28,6 +28,14 @@ class PaperFrames(Maker):
             return snap.embedding[:-2], snap.cos, marks if self.truth else {}
         return self._centre_map(np.asarray(centres, dtype=np.float64))
 
+    def cosine_words(self) -> str:
+        """Data without a planted Σ_A M (FCB's XOR, mixtures, real images): the centres."""
+        if self.world.ds.centres is None:
+            return super().cosine_words()
+        return (f"the largest |cosine| of every one of the {2 * self.world.cfg.m} neurons with "
+                "the data's centres (class means or mixture centres: this data has no single "
+                "planted Σ_A M, so there is no relevant/background split of the gradient)")
+
     def _centre_map(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
         """Map of the neurons and the data's centres; colour = the best |cos| to a centre."""
         w = np.asarray(self.weights(), dtype=np.float64)

@@ -129,3 +129,15 @@ def test_downloads_from_meta_and_frames_equal_the_run_reports(played: dict, name
     mine = build_report(meta, packed, timing)
     theirs = run_report(stream.cfg, {"network": stream.run}, str(stream.world.device), timing)
     assert json.dumps(mine) == json.dumps(theirs)  # the same keys in the same order
+
+
+@pytest.mark.parametrize("name", ["paper-mog", "fcb-xor"])
+def test_what_is_measured_names_the_centres_where_there_is_no_sigma_a_m(played: dict,
+                                                                        name: str) -> None:
+    """Data without a planted Σ_A M colours the neurons by their cosine with its centres and
+    has no gradient split: "What is measured" says so (it described Σ_A M and the split)."""
+    words = played[name].meta()["probes"]
+    assert "data's centres" in words and "no relevant/background split" in words
+    assert "with Σ_A M, the relevant" not in words
+    paper = played["paper"].meta()["probes"]
+    assert "with Σ_A M, the relevant/background split of the loss gradient" in paper
