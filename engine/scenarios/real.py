@@ -11,6 +11,7 @@ covariance). Ground truth for the common probes: the unit difference of the clas
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,8 +48,28 @@ def download_setting(cfg: Config) -> str | None:
 
 
 def check(cfg: Config) -> None:
-    """The pair names two distinct classes."""
-    parse_pair(cfg.pair)
+    """The pair names two distinct classes; the bundled digits hold n and n_test images of it
+    (the downloaded sets are checked once loaded, in load_pair)."""
+    a, b = parse_pair(cfg.pair)
+    if cfg.real == "digits":
+        _check_sizes(cfg, *_digit_split(a, b), "the bundled 8×8 digits")
+
+
+@functools.lru_cache(maxsize=64)
+def _digit_split(a: int, b: int) -> tuple[int, int]:
+    """(train, test) images of digits a and b in the bundled set's 70/30 split."""
+    count = int(np.isin(_digits()[1], (a, b)).sum())
+    return int(round(0.7 * count)), count - int(round(0.7 * count))
+
+
+def _check_sizes(cfg: Config, train: int, test: int, where: str) -> None:
+    """n and n_test at most what the pair has: a larger one was silently cut before."""
+    for name, have in (("n", train), ("n_test", test)):
+        if getattr(cfg, name) > have:
+            raise ConfigError(name, getattr(cfg, name),
+                              f"at most {have}: {where} hold {have} "
+                              f"{'training' if name == 'n' else 'test'} images of "
+                              f"classes {cfg.pair}")
 
 
 def parse_pair(text: str) -> tuple[int, int]:
@@ -126,6 +147,8 @@ def load_pair(cfg: Config) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         x_tr, t_tr, x_te, t_te = x_tr[keep_tr], t_tr[keep_tr], x_te[keep_te], t_te[keep_te]
         order = np.random.default_rng([cfg.seed, 0xD161]).permutation(len(t_tr))
         x_tr, t_tr = x_tr[order], t_tr[order]
+    _check_sizes(cfg, len(t_tr), len(t_te), cfg.real.upper() if cfg.real != "digits" else
+                 "the bundled 8×8 digits")
     x_tr, t_tr, x_te, t_te = x_tr[:cfg.n], t_tr[:cfg.n], x_te[:cfg.n_test], t_te[:cfg.n_test]
     lab = lambda t: np.where(t == a, 1.0, -1.0).astype(np.float32)  # noqa: E731
     return x_tr, lab(t_tr), x_te, lab(t_te)
@@ -167,10 +190,10 @@ PRESETS = [
     Preset("real-digits-01", "Handwritten digits 0 vs 1 (offline stand-in for MNIST 0/1)",
            "scikit-learn's bundled 8×8 digits, classes 0 and 1; m = 50, Gaussian init, SGD with "
            "momentum 0.95. The neuron weights form two clusters (Fig. 3/17 at digits scale).",
-           "App. E.4, Fig. 3/17", _settings("digits", "0,1", 250, 110, 400, 25)),
+           "App. E.4, Fig. 3/17", _settings("digits", "0,1", 250, 108, 400, 25)),
     Preset("real-digits-38", "Handwritten digits 3 vs 8",
            "A harder pair of the bundled digits; same network and training as real-digits-01.",
-           "App. E.4 (bundled digits)", _settings("digits", "3,8", 250, 110, 400, 25)),
+           "App. E.4 (bundled digits)", _settings("digits", "3,8", 250, 107, 400, 25)),
     Preset("real-mnist-01", "MNIST 0 vs 1 (Fig. 3/17; needs torchvision + download)",
            "MNIST digits 0 and 1, m = 50, SGD with momentum 0.95: two clusters.",
            "App. E.4, Fig. 3/17", _settings("mnist", "0,1", 12665, 2115, 600, 100)),

@@ -181,3 +181,21 @@ def test_bad_scenario_settings_name_the_setting():
     with pytest.raises(ConfigError, match="d=65"):
         build_world(preset_cfg("digits-teacher-student", d=65), device="cpu")
     assert np.isfinite(preset_cfg("paper-mog-1").sigma_r)
+
+
+@pytest.mark.parametrize(("preset", "train", "test"), [("real-digits-01", 252, 108),
+                                                         ("real-digits-38", 250, 107)])
+def test_real_digits_refuse_more_images_than_the_pair_has(preset, train, test):
+    """n or n_test beyond the bundled digits' pair were cut silently (the presets asked for
+    110 test images of 108 / 107): now a one-line refusal with the count, and the presets ask
+    for what they get."""
+    from engine.scenarios.real import load_pair
+
+    cfg = preset_cfg(preset)
+    x_tr, _, x_te, _ = load_pair(cfg)
+    assert (len(x_tr), len(x_te)) == (cfg.n, cfg.n_test) == (min(250, train), test)
+    for name, have in (("n", train), ("n_test", test)):
+        with pytest.raises(ConfigError, match=f"^{name}={have + 1} is not allowed: at most "
+                                              f"{have}: the bundled 8×8 digits hold {have} "):
+            preset_cfg(preset, **{name: have + 1})
+        assert getattr(preset_cfg(preset, **{name: have}), name) == have
