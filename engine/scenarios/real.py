@@ -69,7 +69,7 @@ def _check_sizes(cfg: Config, train: int, test: int, where: str) -> None:
             raise ConfigError(name, getattr(cfg, name),
                               f"at most {have}: {where} hold {have} "
                               f"{'training' if name == 'n' else 'test'} images of "
-                              f"classes {cfg.pair}")
+                              f"classes {'/'.join(map(str, parse_pair(cfg.pair)))}")
 
 
 def parse_pair(text: str) -> tuple[int, int]:

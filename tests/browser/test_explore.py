@@ -178,7 +178,8 @@ EVERY_SETTING = dict(
     lam_a1="3", xi1="0.5", eta2="2", lam_w2="0.2", lam_a2="0.3", xi2="0.2", eta="0.01",
     lam="0.001", xi="0.1", momentum="0.5", optimizer="sgd", optimizer_w="adam",
     eta_w="0.2", ema="0.9", intercept="false",
-    lr_decay="cosine", balance="all", classifier="logreg", procedure="shi2022")
+    lr_decay="cosine", balance="all", classifier="logreg", procedure="shi2022",
+    limit_ridge="0.001")
 # Valid values this run does not read (the interval labeling's, other worlds'): each is refused
 # with its reason and left out of the address (issue 22: a link carries only what runs).
 UNREAD = dict(t1="1", t2="2", sigma_r="0.5", vectors="10", flip="0.1", alpha="0.3",

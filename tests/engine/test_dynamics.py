@@ -61,7 +61,8 @@ def test_two_step_converges_with_fifty_neurons():
 def test_automatic_eta2_is_bounded_and_real_data_stays_finite():
     """The first-order η⁽²⁾ estimate is capped: real digits at d = 64 gave η⁽²⁾ ≈ 1.5e4 and
     diverged at step 2 (issue 13); capped, the same setting trains."""
-    cfg = Config(scenario="real", d=64, D=50, T=6, n=2_000, n_test=500, batch=500)
+    # the pair 0/1 holds 252 training and 108 test images (larger n were cut to these before)
+    cfg = Config(scenario="real", d=64, D=50, T=6, n=252, n_test=108, batch=252)
     world = build_world(cfg, device="cpu")
     assert world.schedule.step2.eta == PAPER_ETA2_MAX
     comp = _run(cfg, ("network",))

@@ -133,7 +133,7 @@ def test_downloads_can_be_switched_off(monkeypatch):
     monkeypatch.setenv("FEX_ALLOW_DOWNLOADS", "0")
     with pytest.raises(guard.ResourceError, match="^real='mnist'"):
         guard.check(cfg)
-    guard.check(cfg.replace(real="digits", d=64))
+    guard.check(cfg.replace(real="digits", d=64, n=250, n_test=100))
 
 
 # ---------------------------------------------------------------- divergence

@@ -196,6 +196,7 @@ def test_real_digits_refuse_more_images_than_the_pair_has(preset, train, test):
     assert (len(x_tr), len(x_te)) == (cfg.n, cfg.n_test) == (min(250, train), test)
     for name, have in (("n", train), ("n_test", test)):
         with pytest.raises(ConfigError, match=f"^{name}={have + 1} is not allowed: at most "
-                                              f"{have}: the bundled 8×8 digits hold {have} "):
+                                              f"{have}: the bundled 8×8 digits hold {have} "
+                                              "(training|test) images of classes [0-9]/[0-9]$"):
             preset_cfg(preset, **{name: have + 1})
         assert getattr(preset_cfg(preset, **{name: have}), name) == have

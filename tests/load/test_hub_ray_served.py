@@ -4,6 +4,7 @@ server (asgi.py, FEX_RAY_ADDRESS), each get the whole run, computed as Ray actor
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -27,7 +28,9 @@ def test_two_served_sessions_on_two_seeds_run_on_ray(ray_head, monkeypatch, tmp_
     server = start_app(log_path=tmp_path / "server.log", timeout=120)
     try:
         before = metrics(server.url)
-        results = asyncio.run(_two_seeds(server.url))
+        # its own thread: earlier browser tests leave Playwright's event loop running in this one
+        with ThreadPoolExecutor(1) as pool:
+            results = pool.submit(asyncio.run, _two_seeds(server.url)).result()
         after = metrics(server.url)
     finally:
         server.stop()

@@ -44,7 +44,7 @@ Object.assign(FE, (() => {
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
     if (spec.hline) hline(ctx, spec.hline, Y, panels, th);
     cv.feLevels = spec.levels ? spec.levels(st).filter((lv) => lv.y >= spec.lo && lv.y <= spec.hi) : [];
-    levels(ctx, cv.feLevels, Y, panels, th);
+    FE.drawLevels(ctx, cv.feLevels, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
     ctx.fillText("step", w - right - 26, h - 4);
@@ -192,29 +192,6 @@ Object.assign(FE, (() => {
     ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
-  /* Converged limits (engine/frames/limits.py, once the run is done): a dashed level in the
-   * method's colour, labelled at the right of the whole-run panel, labels stacked upwards. */
-  function levels(ctx, lvs, Y, panels, th) {
-    const [a, b] = panels[panels.length - 1];
-    let top = Infinity;
-    ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]);
-    for (const lv of lvs) for (const [p, q] of panels) {
-      ctx.strokeStyle = ink(lv.colour, th); ctx.beginPath(); ctx.moveTo(p, Y(lv.y)); ctx.lineTo(q, Y(lv.y)); ctx.stroke();
-    }
-    ctx.setLineDash([]); ctx.textBaseline = "bottom";
-    for (const lv of [...lvs].sort((u, v) => Y(v.y) - Y(u.y))) {  // the lowest label first
-      const colour = ink(lv.colour, th); ctx.textAlign = "right";
-      const size = fitFont(ctx, lv.text, "italic", 11, b - a - 12) * FE.textScale();
-      const y = Math.min(Y(lv.y) - 2, top - 1), tw = ctx.measureText(lv.text).width;
-      ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(b - tw - 7, y - size - 1, tw + 6, size + 2);
-      ctx.globalAlpha = 1; ctx.fillStyle = colour; ctx.fillText(lv.text, b - 4, y); ctx.textAlign = "left";
-      lv.box = {y0: y - size - 1, y1: y + 1}; top = lv.box.y0;  // tests: the labels do not overlap
-    }
-  }
-
-  const limitLevels = (st) => (st.limits ? st.limits.lines : []).filter((ln) => ln.value !== null)
-    .map((ln) => ({y: ln.value, colour: ln.colour, text: ln.name + " converged limit"}));
-
   const pct = (v) => v + " %";
   const two = (v) => v.toFixed(2);
 
@@ -228,7 +205,7 @@ Object.assign(FE, (() => {
     return {
       acc: {title: "Test error E‖out − y‖² per method", sub: "log scale; kα² = " + t +
         " is the error of a perfect F with no G", lo: 0.1, hi: 30, log: true,
-        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs, levels: limitLevels,
+        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs, levels: FE.limitLevels,
         hline: {y: a.threshold, text: "kα² = " + t + ": " + a.threshold_text}},
       align: {title: "F first, then G (3-layer ResNet)",
         sub: "c_F = share of F learned, c_G = share of αG learned (exact projections)",
