@@ -47,16 +47,26 @@ def test_gfl_cards_show_each_fixed_feature_limit_beside_its_t_step_value(at: App
                for df in tables)
 
 
-def test_cards_stored_before_limits_say_how_to_get_them(at: AppTest) -> None:
+def test_azl_cards_show_the_kernels_stored_limits(at: AppTest) -> None:
+    """docs/results/azl.json holds the NTK's and the last layer's limits since 2026-11-26: the
+    AZL card shows them beside the T-step errors, '—' for the trained nets, no 'not stored'."""
     captions = [c.value for c in at.caption]
-    assert limit_cells.not_stored("azl-resnet") in captions
-    assert limit_cells.not_stored("paper-parity") not in captions  # tables.json has them
+    assert limit_cells.not_stored("azl-resnet") not in captions
+    ours = [df.value for df in at.dataframe if "test error · converged limit" in df.value.columns]
+    lim = azl_cards.stored()["azl-resnet"]["methods"]["ntk"]["limit"]
+    assert ours and ours[0].loc["NTK (2-layer)", "test error · converged limit"] == \
+        f"{lim['test_err']:.3f} (cert. {lim['certificate']:.0e})"
+    assert ours[0].loc["3-layer ResNet", "test error · converged limit"] == "—"
+
+
+def test_a_file_stored_before_limits_says_how_to_get_them() -> None:
+    """An entry without limits (a results file from before them): 'not stored' for a
+    fixed-feature method, '—' for a trained one, and the note names the command."""
+    assert limit_cells.limit_cell({"test_err": 3.5}, "ntk", "test_err", str) == "not stored"
+    assert limit_cells.limit_cell({"test_err": 0.2}, "resnet3", "test_err", str) == "—"
+    assert limit_cells.missing({"ntk": {"test_err": 3.5}, "resnet3": {"test_err": 0.2}})
     assert "limit: not stored — run `python -m engine run --preset azl-resnet`" in \
         limit_cells.not_stored("azl-resnet")
-    ours = [df.value for df in at.dataframe if "test error · converged limit" in df.value.columns]
-    assert ours and ours[0].loc["NTK (2-layer)", "test error · converged limit"] == "not stored"
-    assert ours[0].loc["3-layer ResNet", "test error · converged limit"] == "—"
-    assert azl_cards.stored()  # the AZL file is the one stored before limits
 
 
 def test_table_cards_show_the_stored_limits(at: AppTest) -> None:
