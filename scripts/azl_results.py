@@ -1,8 +1,7 @@
 """The AZL world's preset table over seeds: docs/results/azl.json and docs/results/azl.txt.
 
-    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python scripts/azl_results.py   # 4 presets × seeds 0-2
-    OMP_NUM_THREADS=1 PYTHONPATH=. .venv/bin/python scripts/azl_results.py \
-        --presets azl-resnet --seeds 1
+    OMP_NUM_THREADS=1 .venv/bin/python -m scripts.azl_results       # 4 presets × seeds 0-2
+    OMP_NUM_THREADS=1 .venv/bin/python -m scripts.azl_results --presets azl-resnet --seeds 1
 """
 
 from __future__ import annotations
