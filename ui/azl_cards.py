@@ -62,7 +62,7 @@ def card(p: Preset) -> None:
             seeds = ", ".join(str(s) for s in entry["seeds"])
             st.markdown(f"**Our numbers** (seeds {seeds}):")
             st.dataframe(numbers_table(entry), width="stretch")
-            st.caption("`OMP_NUM_THREADS=1 .venv/bin/python scripts/azl_results.py`")
+            st.caption("`OMP_NUM_THREADS=1 .venv/bin/python -m scripts.azl_results`")
             if lc.missing(entry["methods"]):
                 st.caption(lc.not_stored(p.name))
         st.code(rc.command(p.name), language="bash")
