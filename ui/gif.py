@@ -68,18 +68,6 @@ def decode(meta: dict, frames: dict) -> Shot:
     return Shot(int(frames["step"][0]), xy, cos, counts)
 
 
-def count_note(meta: dict) -> str | None:
-    """What the counts count (the player's legend note)."""
-    if meta.get("azl"):
-        return meta["azl"]["count_note"]
-    marks = meta["marks"]
-    if any("slot" in mk for mk in marks):
-        signed = not any(str(mk["name"]).startswith("±") for mk in marks)
-        return f"counts: neurons with {'cos' if signed else '|cos|'}(w_i, D_j) > 0.9"
-    return "counts: neurons with |cos(w_i, Σ_A M)| > 0.9" if any(mk.get("count")
-                                                                for mk in marks) else None
-
-
 def _colour(cos: float) -> tuple[int, ...]:
     """|cos| 0 grey → 1 blue, as the player's colour key."""
     grey, blue = np.array([187, 187, 187]), np.array([0, 114, 178])
@@ -176,7 +164,7 @@ def _furniture(d: ImageDraw.ImageDraw, step: int, meta: dict, every: int, moved:
     if every > 1:
         d.text((SIZE - PAD, 26), f"one frame per {every} steps", fill=MUTED, font=font(12),
                anchor="ra")
-    notes = [n for n in (count_note(meta), fan.NOTE if moved else None) if n]
+    notes = [n for n in (meta.get("count_note"), fan.NOTE if moved else None) if n]
     for row, text in enumerate(notes):
         d.text((PAD, SIZE - 8 - 16 * (len(notes) - 1 - row)), text, fill=MUTED, font=font(12),
                anchor="ls")

@@ -67,9 +67,11 @@ class AZLFrames(Maker):
         cfg = self.run.world.cfg
         azl = {"threshold": cfg.threshold, "threshold_text": THRESHOLD_TEXT,
                "methods": [{"name": name, "colour": COLORS[m]}
-                           for m, name in self.run.labels.items()],
-               "count_note": COUNT_NOTE}
+                           for m, name in self.run.labels.items()]}
         return {**super().meta(first), "score": "azl", "azl": azl}
+
+    def count_note(self, marks: list[dict]) -> str:
+        return COUNT_NOTE
 
     def narrate(self, i: int) -> str:
         """The run's own narration, its head ("step 120 · 3-layer ResNet") in bold."""

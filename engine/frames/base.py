@@ -108,6 +108,17 @@ class Maker:
         Explore shows only the network (the paper's and GFL's charts)."""
         return []
 
+    def count_note(self, marks: list[dict]) -> str | None:
+        """What a star's count counts (the map's legend note), from the meta's marks: a star per
+        direction D_j (named ±D_j: both signs; a centre's D_j: only the neurons pointing at it),
+        or ±Σ_A M; None where nothing is counted."""
+        if any("slot" in mk for mk in marks):
+            signed = not any(str(mk["name"]).startswith("±") for mk in marks)
+            return f"counts: neurons with {'cos' if signed else '|cos|'}(w_i, D_j) > 0.9"
+        if any(mk.get("count") for mk in marks):
+            return "counts: neurons with |cos(w_i, Σ_A M)| > 0.9"
+        return None
+
     def meta(self, first: Frame) -> dict:
         """What stays fixed over a run besides the marks (the map's marks come from `first`)."""
         return {"T": self.run.T, "neurons": len(first.cos), "truth": self.truth,

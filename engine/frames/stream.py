@@ -104,7 +104,8 @@ class FrameStream:
                     for j, (r, (_, _, g)) in enumerate(zip(rows, groups, strict=True))]
         base = maker.meta(first)
         return {"run": self.id, **base, "points": base["neurons"] + sum(r["rows"] for r in rows),
-                "marks": rows, "limit_curves": self._limits is not None, **maker.about()}
+                "marks": rows, "count_note": maker.count_note(rows),
+                "limit_curves": self._limits is not None, **maker.about()}
 
     def limits(self) -> dict | None:
         """The converged limits of the chart's fixed-feature curves: None where it draws none;

@@ -141,3 +141,13 @@ def test_what_is_measured_names_the_centres_where_there_is_no_sigma_a_m(played: 
     assert "with Σ_A M, the relevant" not in words
     paper = played["paper"].meta()["probes"]
     assert "with Σ_A M, the relevant/background split of the loss gradient" in paper
+
+
+def test_the_count_rule_is_in_the_meta(played: dict) -> None:
+    """What a star's count counts is the engine's word (meta["count_note"]); the map's legend and
+    the GIF read it instead of guessing it from the marks' names or the run's kind."""
+    notes = {name: s.meta()["count_note"] for name, s in played.items()}
+    assert notes["paper"] == "counts: neurons with |cos(w_i, Σ_A M)| > 0.9"
+    assert notes["gfl-xor"].startswith("counts: neurons with") and "D_j" in notes["gfl-xor"]
+    assert notes["azl"] == "counts: neurons with cos(w_i, a star of the pair) > 0.9"
+    assert notes["paper-mog"] is None  # the centres are not counted

@@ -12,13 +12,8 @@ Object.assign(FE, (() => {
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
     const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
     // the AZL world's neurons have no single output weight a_i (A is k×m): cosine colours only
-    const bySign = opt.colour === "sign" && !m.azl, counted = m.marks.some((mk) => mk.count);
-    const perDirection = m.marks.some((mk) => mk.slot !== undefined);
-    // a star named ±D_j counts both signs; a centre's star D_j only the neurons pointing at it
-    const signed = perDirection && !m.marks.some((mk) => String(mk.name).startsWith("±"));
-    const notes = m.azl ? [m.azl.count_note] : perDirection
-      ? [signed ? "counts: neurons with cos(w_i, D_j) > 0.9" : "counts: neurons with |cos(w_i, D_j)| > 0.9"]
-      : counted ? ["counts: neurons with |cos(w_i, Σ_A M)| > 0.9"] : [];
+    const bySign = opt.colour === "sign" && !m.azl;
+    const notes = m.count_note ? [m.count_note] : [];  // the engine's rule (engine/frames)
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
     const top = 34 * scale, bottom = (12 + 18 * legendRows.length) * scale, side = 12;
