@@ -24,7 +24,9 @@ class CompareStream:
         self.cfg, self.methods, self.seeds = cfg, tuple(methods), seeds
         self.proc = procedure_of(cfg)
         self._series = SeedSeries(cfg, self.methods, seeds, device, embed=False, prepare=prepare)
-        self._rows: tuple = (None, {})  # (comparison, method → its rows so far): appended to
+        # comparison → (it, method → its rows so far), appended to as its history grows; the
+        # first seed's and the shown seed's (the CSV, report size and curves read one each)
+        self._rows: dict[int, tuple] = {}
         self.error = ""
 
     @property
@@ -76,9 +78,11 @@ class CompareStream:
         """method → the JSON rows of comp's runs, the new steps appended (a history only grows)."""
         if comp is None:
             return {}
-        if self._rows[0] is not comp:
-            self._rows = (comp, {m: [] for m in comp.runs})
-        rows = self._rows[1]
+        keep = {id(c) for c in (self._series.first, self._series.shown) if c is not None}
+        self._rows = {k: v for k, v in self._rows.items() if k in keep}
+        if id(comp) not in self._rows or self._rows[id(comp)][0] is not comp:
+            self._rows[id(comp)] = (comp, {m: [] for m in comp.runs})
+        rows = self._rows[id(comp)][1]
         for m, run in comp.runs.items():
             have = rows[m]
             have.extend(clean(s.scalars()) for s in run.history[len(have):])
@@ -90,10 +94,9 @@ class CompareStream:
         return {m: r[start:stop] for m, r in self._comp_rows(self._series.shown).items()}
 
     def _first_rows(self) -> dict[str, list[dict]]:
-        first = self._series.first
-        if first is self._series.shown:
-            return self._comp_rows(first)
-        return {m: [clean(s.scalars()) for s in r.history] for m, r in first.runs.items()}
+        """The first seed's rows (the CSV and the report's history), cached like the shown
+        seed's: while later seeds train they were cleaned again on every tick."""
+        return self._comp_rows(self._series.first)
 
     def meta(self) -> dict:
         """JSON-able: the procedure's methods (labels, colours), charts with their reference
