@@ -12,7 +12,7 @@ from .mds import single_thread_blas
 from .population import Stats, components, label_set, population_stats
 
 if TYPE_CHECKING:  # the settings sit above the data: they list the worlds that draw it
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 
 def random_dictionary(rng: np.random.Generator, d: int, D: int) -> np.ndarray:

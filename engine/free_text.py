@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .errors import ConfigError
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 # ASCII digits only: \d would take '５' and other scripts' digits
 _COUNTS = re.compile(r"[ ]*([0-9]+[ ]*[,;][ ]*)*([0-9]+[ ]*)?")

@@ -13,7 +13,7 @@ import numpy as np
 from .errors import ConfigError
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 
 def label_set(cfg: Config) -> tuple[int, ...]:

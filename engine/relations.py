@@ -13,7 +13,7 @@ from .errors import ConfigError
 from .population import parity_q1, parse_counts
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 
 def check_relations(cfg: Config, reads: Callable[[str], bool] = lambda name: True) -> None:

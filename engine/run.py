@@ -17,7 +17,7 @@ from .schedule import Schedule
 from .trainer import DeviceData, Trainer
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 
 def pick_device(device: str = "auto") -> torch.device:

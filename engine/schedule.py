@@ -9,7 +9,7 @@ from .data import Stats
 from .relations import first_layer_optimizer, stage_optimizer
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from .network import Grads, Params, frozen_units, layer_features
 from .schedule import Schedule, StepParams, init_scales, layer_rule
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from .config import Config
+    from .settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 # Frozen first layers' activations on the training set are kept while all of them together fit
 # in this many bytes (paper-parity: 60 MB for RF's twin-folded layer, 120 MB each for One and

@@ -18,7 +18,7 @@ from ..spec import Spec
 from .record import Chart, CompareTable, Line, ProcedureRecord, Source
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the procedures
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 # The registry: one line per procedure (its package's name here).
 REGISTRY = (

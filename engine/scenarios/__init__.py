@@ -64,7 +64,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 # The registry: one line per world (its module's name here); the first is the default world.
 REGISTRY = (

@@ -12,7 +12,7 @@ from sklearn.cluster import KMeans
 
 from ..data import Dataset, Stats
 from ..errors import ConfigError
-from ..evaluate import Snapshot
+from ..snapshot import Snapshot
 
 # The common data settings (engine.config.COMMON's group "data"; a test checks this list). A
 # world's `common` may name TRAINING for every other common setting: the procedure's to read.

@@ -17,7 +17,7 @@ from ..preset import Preset
 from ..spec import Spec, WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "azl_hier"
 

@@ -18,7 +18,7 @@ from ..spec import WorldRecord
 from ._common import TRAINING, check_odd_parity
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "dm_parity"
 

@@ -25,7 +25,7 @@ from ..spec import Spec, WorldRecord
 from ._common import input_space, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "fcb"
 

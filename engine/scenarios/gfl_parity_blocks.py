@@ -14,7 +14,7 @@ from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import Spec, WorldRecord
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "gfl_parity_blocks"
 

@@ -13,7 +13,7 @@ from ..spec import WorldRecord
 from . import fcb
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "gfl_xor"
 

@@ -22,7 +22,7 @@ from ..spec import Spec, WorldRecord
 from ._common import TRAINING, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "hidden_repr"
 

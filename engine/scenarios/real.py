@@ -26,7 +26,7 @@ from ..spec import Spec, WorldRecord
 from ._common import SCHEDULE_K, TRAINING, input_space, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "real"
 DIMS = {"digits": 64, "mnist": 784, "cifar10": 3072, "svhn": 3072}

@@ -15,7 +15,7 @@ from ..spec import WorldRecord
 from ._common import check_odd_parity
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "sparse_coding"
 MIN_CLASS_FRAC = 0.005  # below this a class is too rare to learn or to measure on a test set

@@ -31,7 +31,7 @@ from ._common import SCHEDULE_K, TRAINING, input_space, stats, torch_threads, wi
 from .real import _digits
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
-    from ..config import Config
+    from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
 
 SCENARIO = "teacher_student"
 TEACHER_WIDTH = 9

@@ -1,7 +1,8 @@
-"""engine/ is a directed graph: no import cycle between its modules, no import hidden in a
-function body to dodge one (optional dependencies excepted). The graph is read from the source
-(import statements, and the world registry's modules, which it imports by name); the checks are
-shown to fail on a copy of engine/ with a cycle or a hidden import put in."""
+"""engine/ is a directed graph: no import cycle between its modules, annotation-only imports
+(under TYPE_CHECKING) counted as edges too, no import hidden in a function body to dodge one
+(optional dependencies excepted). The graph is read from the source (import statements, and the
+registries' modules, which they import by name); the checks are shown to fail on a copy of
+engine/ with a cycle, an annotation-only cycle or a hidden import put in."""
 
 from __future__ import annotations
 
@@ -53,16 +54,12 @@ def _graph(engine: Path = ENGINE):
         edges[mod] |= _registry_edges(tree, mod) & modules.keys()
         funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         nested = {id(n) for f in funcs for n in ast.walk(f) if n is not f}
-        typing_only = {id(n) for i in ast.walk(tree) if isinstance(i, ast.If)
-                       and ast.unparse(i.test).endswith("TYPE_CHECKING") for n in ast.walk(i)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 targets = _resolve(mod, is_pkg, node)
             else:
-                continue
-            if id(node) in typing_only:  # annotations only: no import at run time
                 continue
             if id(node) in nested:
                 if not any(t.split(".")[0] in OPTIONAL for t in targets):
@@ -120,6 +117,13 @@ def test_the_checks_fail_on_an_engine_with_a_cycle_or_a_hidden_import(tmp_path):
     cycle = _cycle(_graph(copy)[0])
     assert cycle is not None and "engine.scenarios.mog" in cycle and "engine.config" in cycle
     world.write_text(world.read_text(encoding="utf-8").split("\n", 1)[1])
+    # an annotation-only import of the settings below them: a cycle all the same (issue 35)
+    data = copy / "data.py"
+    text = data.read_text(encoding="utf-8")
+    data.write_text(text + "\nif TYPE_CHECKING:\n    from .config import Config as _C\n")
+    cycle = _cycle(_graph(copy)[0])
+    assert cycle is not None and "engine.data" in cycle and "engine.config" in cycle
+    data.write_text(text)
     # an import moved into a function body to dodge the cycle
     echo = copy / "echo.py"
     echo.write_text(echo.read_text(encoding="utf-8") + "\n\ndef late():\n    from . import cli\n")
