@@ -115,7 +115,7 @@ class Dataset:
     extras: dict = field(default_factory=dict)
     # "binary": y = ±1 (hinge loss, accuracy); "regression": real y, n or n×k (MSE, MSE / Var(y))
     task: str = "binary"
-    # the feature directions a procedure's probes read (engine/gfl); None: derived from the
+    # the feature directions a procedure's probes read (gfl's); None: derived from the
     # centres or from Σ_A M by feature_directions() below, so older worlds need not set it
     directions: Directions | None = None
 

@@ -19,7 +19,7 @@ from .procedures.rows import ERROR, MSE
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
-# numbers some procedures' summaries add (engine/gfl): averaged like ROWS where a run reports them
+# numbers some procedures' summaries add (gfl's): averaged like ROWS where a run reports them
 EXTRA_ROWS = (("test_mse_ratio", "MSE/Var"), ("train_mse_ratio", "Train MSE/Var"),
               ("coverage", "Coverage"), ("relevant_share", "Rel. share"))
 # a regression world's summary numbers (AZL: test error E‖out − y‖², the F and G projections),

@@ -65,7 +65,7 @@ class WorldRecord:
     check: Callable | None = None  # (cfg) -> None or ConfigError: its rules between settings
     presets: tuple = ()  # engine.preset.Preset records (plain data)
     procedures: tuple[str, ...] = ("shi2022",)  # the training procedures it runs with
-    # per procedure, the options this world gives it (gfl: an engine.gfl.options.GFLOptions)
+    # per procedure, the options this world gives it (gfl: a scenarios.gfl.options.GFLOptions)
     procedure_options: dict = field(default_factory=dict)
     pattern_space: bool = False  # noise-free data may be stored in pattern coordinates (D wide)
     dictionary: bool = True  # the data is drawn through a d×D dictionary M (the guard counts it)

@@ -216,7 +216,7 @@ class Optimizer:
         return -eta * grad if keep == 0.0 else value * keep - eta * grad
 
     def adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:
-        """Adam's direction for one named parameter (engine.gfl's classifier stage uses it)."""
+        """Adam's direction for one named parameter (gfl's classifier stage uses it)."""
         return self._adam(key, grad)
 
     def _adam(self, key: str, grad: torch.Tensor) -> torch.Tensor:

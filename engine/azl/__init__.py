@@ -1,13 +1,23 @@
-"""Allen-Zhu & Li (2019): a 3-layer ResNet learns F first, then the hierarchical part G(F),
-where 2-layer networks, 3-layer fully connected networks and kernels do not (spec §3.1).
+"""Deprecated for one release: engine.azl's modules moved to their halves (issue 35). The world
+(settings, data, its engine terms, presets) is engine/scenarios/azl/; the resnet3 procedure's
+networks, runs, probes, narration and Explore run are engine/procedures/resnet3/. Each old
+module name below stays importable as an alias of the module that replaced it."""
 
-config   settings, their ranges and the readings of the source (variants)
-data     x ∈ {±1}³⁰, y = βF + αG(F); exact population moments; the 4k pair stars
-nets     the five networks from one shared initialisation
-probes   test error, c_F, c_G, pair purity, relevant share, V's support share
-run      one method's SGD run (the MethodRun protocol)
-explore  the ResNet's run with the four other methods beside it (Explore)
+from __future__ import annotations
 
-The model code of the resnet3 procedure (engine/procedures/resnet3: its record, methods and
-settings); the lockstep, the CLI and the table are the engine's (`python -m engine run`).
-"""
+import sys
+from importlib import import_module
+
+MOVED = {
+    "config": "engine.scenarios.azl.config",
+    "data": "engine.scenarios.azl.data",
+    "world": "engine.scenarios.azl.convert",
+    "presets": "engine.scenarios.azl.presets",
+    "nets": "engine.procedures.resnet3.nets",
+    "run": "engine.procedures.resnet3.run",
+    "probes": "engine.procedures.resnet3.probes",
+    "narrate": "engine.procedures.resnet3.narrate",
+    "explore": "engine.procedures.resnet3.explore",
+}
+for _old, _new in MOVED.items():
+    sys.modules[f"{__name__}.{_old}"] = import_module(_new)

@@ -13,7 +13,7 @@ from ..report import build_report, clean
 from .frame import Frame, rounded
 from .procedure import credit
 
-MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
+MSE_KEY = "test_mse_ratio"  # a regression world's test number (gfl's), in Snapshot.extra
 
 
 def extra(snap) -> dict:

@@ -1,12 +1,13 @@
-"""The paper run's and Algorithm 1's frames in words: what to look for at each stage, with the
-numbers of that snapshot (markdown with **bold**)."""
+"""The paper run's frames in words: what to look for at each stage, with the numbers of that
+snapshot (markdown with **bold**). score_text is every procedure's; Algorithm 1's words are its
+package's (engine/procedures/gfl/narrate.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..evaluate import ALIGNED, star_counts
-from .base import extra, regression, scores, zero_gradient
+from ..snapshot import ALIGNED, star_counts
+from .base import regression, scores, zero_gradient
 
 NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
             "(class means or mixture centres) instead of the stars and the gradient split is not "
@@ -37,8 +38,6 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
     """What the charts show at history index i, with the numbers of that snapshot."""
     snap = history[i]
     acc = score_text(snap)
-    if "coverage" in extra(snap):
-        return gfl_text(snap)
     if not truth:
         return f"**Step {snap.step}** ({snap.stage}): {acc}. {NO_TRUTH}"
     where = _aligned(snap)
@@ -105,19 +104,3 @@ def _kept(after2, snap) -> str:
             "in steps 1-2 stay while the output layer trains, as in the paper's theory, where "
             "the first layer barely moves after step 2.")
 
-
-def gfl_text(snap) -> str:
-    """Algorithm 1's frame in words, quoting the snapshot's probes."""
-    e = extra(snap)
-    cover, aligned, share = e["coverage"], snap.frac_aligned, e["relevant_share"]
-    probes = (f"coverage {cover:.2f} — every feature direction has a neuron within cos "
-              f"{cover:.2f}; {_pct(aligned)} of the neurons within cos {ALIGNED:g} of a "
-              f"direction; relevant share {share:.2f} (median share of a neuron's weight in "
-              "the relevant subspace)")
-    if snap.step == 0:
-        head = "**Initialisation** (g⁽⁰⁾ ≡ 0: the twins cancel)"
-    elif snap.step == 1 and snap.stage.startswith("step 1"):
-        head = "**After step 1** (the reset: one gradient step from the symmetric start)"
-    else:
-        head = f"**Step {snap.step}** ({snap.stage})"
-    return f"{head}: {probes}; {score_text(snap)}."

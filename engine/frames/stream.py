@@ -4,22 +4,53 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator, Mapping
+from importlib import import_module
+from importlib.util import find_spec
 
 import numpy as np
 
 from ..config import Config, ConfigError
 from ..methods import make_run
+from ..procedures import REGISTRY as PROCEDURE_PACKAGES
 from ..run import DivergenceError
 from ..worlds import build_world
-from .azl import AZLFrames
 from .frame import Frame, pack
-from .gfl import GFLFrames
 from .limits import LimitJob
 from .paper import PaperFrames
 from .procedure import frame_name, lead, own_explore_run
 
-# The frame makers, by the name a procedure gives as its `frame` (engine/frames/procedure.py)
-MAKERS = {"engine": PaperFrames, "gfl": GFLFrames, "azl": AZLFrames}
+
+class Makers(Mapping):
+    """The frame makers, by the name a procedure gives as its `frame` (engine/frames/procedure.py):
+    the paper's PaperFrames as "engine", and each procedure package's own, registered by its
+    module engine/procedures/<name>/frames.py in its MAKERS. Read on first use, not at import:
+    a package's frames module builds on engine.frames, which must be loaded first."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, type] | None = None
+
+    def _all(self) -> dict[str, type]:
+        if self._read is None:
+            read: dict[str, type] = {"engine": PaperFrames}
+            for name in PROCEDURE_PACKAGES:
+                module = f"engine.procedures.{name}.frames"
+                if find_spec(module) is not None:
+                    read |= import_module(module).MAKERS
+            self._read = read
+        return self._read
+
+    def __getitem__(self, name: str) -> type:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+MAKERS = Makers()
 MARK_STYLES = {"+Σ_A M": ("star", 1), "−Σ_A M": ("diamond", -1)}
 # Okabe–Ito, one per direction group (the neurons' own cosine scale stays blue-to-grey)
 DIRECTION_COLOURS = ("#D55E00", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#F0E442",

@@ -17,7 +17,7 @@ A world is one module, engine/scenarios/<name>.py, that ends with its record,
                     "shi2022": the paper's three stages; "fcb2022": Frei, Chatterji & Bartlett's
                     trainer; "resnet3": Allen-Zhu & Li's; "gfl": Shi's Algorithm 1); a
                     procedure brings its methods, its runs, their sizing and its own settings
-  procedure_options per procedure, what this world tells it (gfl: engine.gfl.options.GFLOptions;
+  procedure_options per procedure, what this world tells it (gfl: scenarios.gfl.options.GFLOptions;
                     spec §2.2's single rule when left out)
   pattern_space     True when noise-free data may be stored in pattern coordinates (D wide)
   dictionary        True when the data is drawn through a d×D dictionary M (the guard counts it)

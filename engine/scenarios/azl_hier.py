@@ -1,20 +1,21 @@
 """Depth (Allen-Zhu & Li 2019; new-worlds-spec §3.1): x uniform on {±1}³⁰, y = F + 0.3·G(F) ∈ ℝ⁸
 with F_r = x_{2r−1}x_{2r} and G_r = (−1)^r F₁F₂F₃F₄; a 3-layer ResNet learns F, then G(F).
 
-The world's data lives in engine/azl/ (docs/azl.md); this module is its record. It trains with
-the resnet3 procedure (engine/procedures/resnet3: its five methods, its step sizes, its runs).
+The world's data lives in engine/scenarios/azl/ (docs/azl.md); this module is its record.
+It trains with the resnet3 procedure (engine/procedures/resnet3: its five methods, its step
+sizes, its runs).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..azl.config import D_INPUT, RANGES, VARIANTS
-from ..azl.presets import PRESETS as AZL_PRESETS
-from ..azl.world import engine_dataset, engine_settings, from_engine
 from ..data import Dataset
 from ..preset import Preset
 from ..spec import Spec, WorldRecord
+from .azl.config import D_INPUT, RANGES, VARIANTS
+from .azl.convert import engine_dataset, engine_settings, from_engine
+from .azl.presets import PRESETS as AZL_PRESETS
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -59,6 +60,6 @@ RECORD = WorldRecord(
     SCENARIO, "depth: a 3-layer ResNet learns F, then G(F) (Allen-Zhu & Li)", make_dataset,
     settings=SETTINGS, check=check, presets=PRESETS, procedures=("resnet3",),
     dictionary=False, pins=pins,
-    # engine.azl.world.ENGINE_NAMES, and d, k that its pins fix (not D: x is its own patterns;
+    # scenarios.azl.convert.ENGINE_NAMES, and d, k that its pins fix (not D: x is its own patterns;
     # its presets keep D = 30, which nothing reads)
     common=("d", "k", "n", "n_test", "seed", "m", "T", "batch"))

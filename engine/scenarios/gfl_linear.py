@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from ..data import Dataset
 from ..data import make_dataset as sparse_coding_data
 from ..errors import ConfigError
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import WorldRecord
+from .gfl.common import GFL_COMMON, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above

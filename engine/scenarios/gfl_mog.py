@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
-from ..gfl import datasets
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
+from .gfl import datasets
+from .gfl.common import GFL_READS, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -25,7 +25,7 @@ def check(cfg: Config) -> None:
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """The r-cluster mixture (engine.gfl.datasets)."""
+    """The r-cluster mixture (engine/scenarios/gfl/datasets.py)."""
     return datasets.mixture(cfg)
 
 

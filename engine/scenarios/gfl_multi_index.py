@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..data import Dataset
-from ..gfl import datasets
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
+from .gfl import datasets
+from .gfl.common import GFL_READS, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -19,7 +19,7 @@ SCENARIO = "gfl_multi_index"
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """Gaussian inputs and the degree-4 target (engine.gfl.datasets)."""
+    """Gaussian inputs and the degree-4 target (engine/scenarios/gfl/datasets.py)."""
     return datasets.multi_index(cfg)
 
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
-from ..gfl import datasets
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import Spec, WorldRecord
+from .gfl import datasets
+from .gfl.common import GFL_COMMON, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -39,7 +39,7 @@ def pins(cfg: Config) -> dict:
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """The structured parity mixture (engine.gfl.datasets)."""
+    """The structured parity mixture (engine/scenarios/gfl/datasets.py)."""
     return datasets.parity_blocks(cfg)
 
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from ..data import Dataset
 from ..errors import ConfigError
-from ..gfl import datasets
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_COMMON, gfl_preset
 from ..spec import WorldRecord
+from .gfl import datasets
+from .gfl.common import GFL_COMMON, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -34,7 +34,7 @@ def pins(cfg: Config) -> dict:
 
 
 def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
-    """The uniform bits and their parity on A (engine.gfl.datasets)."""
+    """The uniform bits and their parity on A (engine/scenarios/gfl/datasets.py)."""
     return datasets.uniform_parity(cfg)
 
 

@@ -7,10 +7,10 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from ..data import Dataset
-from ..gfl.options import GFLOptions
-from ..gfl.worlds import GFL_READS, gfl_preset
 from ..spec import WorldRecord
 from . import fcb
+from .gfl.common import GFL_READS, gfl_preset
+from .gfl.options import GFLOptions
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above

@@ -1,21 +1,21 @@
-"""Shi's dissertation, ch. 3, Algorithm 1 (gradient feature learning; engine/gfl): 4m neurons with
+"""Shi's dissertation, ch. 3, Algorithm 1 (gradient feature learning): 4m neurons with
 init (3.9), b fixed, one large step on the full sample that finds the features, then the
 classifier stage; methods network, ntk, rf, one_step. A world tells it its init, bias and step-1
-rules (WorldRecord.procedure_options["gfl"], an engine.gfl.options.GFLOptions); the gfl_* settings
-override them one by one (auto, the default, keeps the world's)."""
+rules (WorldRecord.procedure_options["gfl"], an engine.scenarios.gfl.options.GFLOptions);
+the gfl_* settings override them one by one (auto, the default, keeps the world's)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ... import scenarios
-from ...gfl.learners import METHODS
-from ...gfl.options import BIASES, ETA1_RULES, INITS, KEEP_WEIGHTS, GFLOptions
-from ...gfl.run import GFLRun
 from ...method_table import BY_NAME
+from ...scenarios.gfl.options import BIASES, ETA1_RULES, INITS, KEEP_WEIGHTS, GFLOptions
 from ...spec import Spec
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import ACCURACY, MDS_MAP, MSE, TEST_ACCURACY, WEIGHT_SHARE, regression
+from .learners import METHODS
+from .run import GFLRun
 
 SOURCE = Source("Shi, PhD dissertation 2024, ch. 3, Algorithm 1",
                 "Gradient feature learning: one large gradient step finds the features the "

@@ -1,14 +1,14 @@
-"""Frames of Shi's Algorithm 1 (engine/gfl): the map with a star per feature direction, each
+"""Frames of Shi's Algorithm 1 (this package): the map with a star per feature direction, each
 group in its colour with its count, drawn in the truth's plane for a subspace world."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..gfl.probes import layer_probes, plane_basis, plane_map
-from ..report import clean
-from .base import Maker
+from ...frames.base import Maker
+from ...report import clean
 from .narrate import gfl_text
+from .probes import layer_probes, plane_basis, plane_map
 
 STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's calibration "
              "rule, then the classifier stage's rule. A value that a step sets (η⁽¹⁾, SGD's L) "
@@ -83,3 +83,7 @@ class GFLFrames(Maker):
 
     def step_sizes(self) -> dict:
         return {"note": STEP_NOTE, "rows": clean(self.run.step_sizes())}
+
+
+# registered into engine.frames.MAKERS under the record's `frame` name (engine/frames/stream.py)
+MAKERS = {"gfl": GFLFrames}

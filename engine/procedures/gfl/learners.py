@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from ..trainer import Optimizer
+from ...scenarios.gfl.options import GFLOptions
+from ...trainer import Optimizer
 from .net import Net, features, gradients, loss_of, readout, step_one
-from .options import GFLOptions
 from .prepare import Prepared
 
 METHODS = ("network", "ntk", "rf", "one_step")

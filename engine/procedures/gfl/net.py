@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .options import P90, P90_TARGET, SIGMA_W, GFLOptions
+from ...scenarios.gfl.options import P90, P90_TARGET, SIGMA_W, GFLOptions
 
 
 @dataclass

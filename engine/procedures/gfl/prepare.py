@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..data import Dataset, Directions, feature_directions
-from ..errors import ConfigError
-from .options import SIGMA_W, GFLOptions
+from ...data import Dataset, Directions, feature_directions
+from ...errors import ConfigError
+from ...scenarios.gfl.options import SIGMA_W, GFLOptions
 
 PROBE_SAMPLES = 1024  # per split, as the engine's Evaluator (engine/evaluate.py)
 

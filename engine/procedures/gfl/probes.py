@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Directions
-from ..evaluate import ALIGNED
+from ...data import Directions
+from ...snapshot import ALIGNED
 
 
 def unit(w: np.ndarray) -> np.ndarray:

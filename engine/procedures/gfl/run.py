@@ -9,12 +9,18 @@ import time
 import numpy as np
 import torch
 
-from .. import mds, regression
-from ..finite import DivergenceError
-from ..scenarios._common import ScenarioSnapshot
+from ... import mds, regression
+from ...finite import DivergenceError
+from ...scenarios._common import ScenarioSnapshot
+from ...scenarios.gfl.options import (
+    DEFAULT_ETA,
+    DEFAULT_SGD_ETA,
+    ETA1_RULE_TEXT,
+    KEEP_WEIGHTS,
+    GFLOptions,
+)
 from .learners import Learner
 from .net import init_net, loss_of
-from .options import DEFAULT_ETA, DEFAULT_SGD_ETA, ETA1_RULE_TEXT, KEEP_WEIGHTS, GFLOptions
 from .prepare import prepare
 from .probes import layer_probes, plane_basis, plane_map
 

@@ -1,22 +1,22 @@
 """Allen-Zhu & Li (2019): a 3-layer ResNet learns F first, then the hierarchical part G(F), where
 2-layer networks, 3-layer fully connected networks and kernels do not. SGD with momentum and
 weight decay on ½‖out − y‖², every step size ×0.1 from the drop epoch on; five methods from one
-shared initialisation on the same batches (the model code: engine/azl; docs/azl.md)."""
+shared initialisation on the same batches (world: engine/scenarios/azl; docs/azl.md)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ...azl.config import FC_BIASES, LABELS, RANGES, AZLConfig
-from ...azl.data import TEST_PROBE
-from ...azl.explore import ExploreRun
-from ...azl.narrate import narrate
-from ...azl.run import AZLRun, AZLWorld, build_world
-from ...azl.world import from_engine
 from ...method_table import Method
+from ...scenarios.azl.config import FC_BIASES, LABELS, RANGES, AZLConfig
+from ...scenarios.azl.convert import from_engine
+from ...scenarios.azl.data import TEST_PROBE
 from ...spec import Spec
 from ..record import Chart, CompareTable, Line, ProcedureRecord, Source
 from ..rows import ERROR, MDS_MAP, WEIGHT_SHARE
+from .explore import ExploreRun
+from .narrate import narrate
+from .run import AZLRun, AZLWorld, build_world
 from .timing import run_gflop
 
 SOURCE = Source("Allen-Zhu & Li 2019",
@@ -60,7 +60,7 @@ def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
 
 
 def narrate_step(extra: dict, step: int, cfg, label: str = "") -> str:
-    """The ResNet's step in words against kα² (engine.azl.narrate), for Compare."""
+    """The ResNet's step in words against kα² (.narrate), for Compare."""
     return narrate(extra, step, threshold(cfg), cfg.seed, label)
 
 
@@ -139,4 +139,4 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header, reads=("m", "T", "batch"))  # engine.azl.world.ENGINE_NAMES
+    header=header, reads=("m", "T", "batch"))  # engine.scenarios.azl.convert.ENGINE_NAMES

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..run import DivergenceError
-from .config import LABELS, METHODS
+from ...run import DivergenceError
+from ...scenarios.azl.config import LABELS, METHODS
 from .narrate import narrate
 from .run import AZLRun, AZLWorld
 

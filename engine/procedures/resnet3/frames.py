@@ -1,14 +1,14 @@
-"""Frames of the AZL world's Explore run (engine/azl/explore.py): the ResNet's first layer with
+"""Frames of the AZL world's Explore run (explore.py): the ResNet's first layer with
 the 32 pair stars, one colour and one count per pair, every method's test error, c_F, c_G."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..report import clean
-from .base import Maker, extra
-from .frame import rounded
-from .limits import Curve
+from ...frames.base import Maker, extra
+from ...frames.frame import rounded
+from ...frames.limits import Curve
+from ...report import clean
 
 # one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
 COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
@@ -29,7 +29,7 @@ AZL_KEYS = (("cf", "c_F"), ("cg", "c_G"), ("purity", "pair_purity"), ("vsup", "v
 
 
 class AZLFrames(Maker):
-    """The ResNet's run with the other methods beside it (engine.azl.explore.ExploreRun)."""
+    """The ResNet's run with the other methods beside it (explore.ExploreRun)."""
 
     TERMS = ("test error", "c_F", "c_G", "pair purity", "V's support share", "on a pair star",
              "MDS map")
@@ -83,3 +83,7 @@ class AZLFrames(Maker):
 
     def step_sizes(self) -> dict:
         return {"note": self.run.step_sizes_note, "rows": clean(self.run.step_sizes())}
+
+
+# registered into engine.frames.MAKERS under the record's `frame` name (engine/frames/stream.py)
+MAKERS = {"azl": AZLFrames}

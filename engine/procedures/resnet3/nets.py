@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .config import AZLConfig
+from ...scenarios.azl.config import AZLConfig
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ FC_NETS = ("fc3", "two_layer", "ntk")  # the fully connected nets and the 2-laye
 
 def make_net(method: str, init: Init, fc_bias: str = "fixed") -> Net:
     """The method's network from the shared init; fc_bias says whether a fully connected net
-    trains its biases (engine.azl.config.FC_BIASES)."""
+    trains its biases (engine.scenarios.azl.config.FC_BIASES)."""
     if method in FC_NETS:
         return NETS[method](init, train_bias=fc_bias == "trained")
     return NETS[method](init)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..evaluate import ALIGNED
-from .data import G_SUPPORT
+from ...scenarios.azl.data import G_SUPPORT
+from ...snapshot import ALIGNED
 
 
 def fit_numbers(out: torch.Tensor, y: torch.Tensor, f: torch.Tensor, g: torch.Tensor,

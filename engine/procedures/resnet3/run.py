@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..run import DivergenceError
-from ..scenarios._common import ScenarioSnapshot
-from .config import AZLConfig, validate
-from .data import TEST_PROBE, TRAIN_PROBE, AZLData, make_data, pair_stars
+from ...run import DivergenceError
+from ...scenarios._common import ScenarioSnapshot
+from ...scenarios.azl.config import AZLConfig, validate
+from ...scenarios.azl.data import TEST_PROBE, TRAIN_PROBE, AZLData, make_data, pair_stars
 from .nets import Init, init_weights, make_net
 from .probes import fit_numbers, pair_counts, star_cosines, weight_numbers
 

@@ -3,7 +3,7 @@ has no m² part, and was 6.4× low for Explore's run at m = 2000 (98 s estimated
 
 from __future__ import annotations
 
-from ...azl.data import TEST_PROBE, TRAIN_PROBE
+from ...scenarios.azl.data import TEST_PROBE, TRAIN_PROBE
 
 # CPU time per step of Explore's run (five nets trained on one batch, each probed on the
 # TRAIN_PROBE + TEST_PROBE points, and the map), as flop-equivalents at the guard's 20 GFLOP/s:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from ..errors import ConfigError
+from ...errors import ConfigError
 
 # the readings of the source's target (docs/azl.md): "v1v2" = v1's F, k = 8 and threshold with
 # v2's G_r = (−1)^r y1y2y3y4 (the default); "literal" = v1 as printed, G_r alternating y1y2y3y4 /

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Dataset
-from ..errors import ConfigError
-from ..scenarios._common import input_space, stats
+from ...data import Dataset
+from ...errors import ConfigError
+from .._common import input_space, stats
 from .config import AZLConfig, from_dict
 from .data import make_data, pair_stars
 

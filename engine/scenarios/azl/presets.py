@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ConfigError
-from ..preset import Preset
+from ...errors import ConfigError
+from ...preset import Preset
 from .config import AZLConfig, from_dict
 
 SOURCE = "Allen-Zhu & Li 2019, Sec. 5 / Fig. 2 (new-worlds-spec §3.1)"

@@ -3,10 +3,10 @@ sizing of its runs is the gfl procedure's, engine/procedures/gfl)."""
 
 from __future__ import annotations
 
-from ..preset import Preset
+from ...preset import Preset
 
 # The common settings every GFL world reads (WorldRecord.common): the data's sizes and seed; the
-# procedure's width, steps, batch and classifier-stage rule (engine.gfl.run.stage_rule)
+# procedure's width, steps, batch and classifier-stage rule (engine.procedures.gfl.run.stage_rule)
 GFL_READS = ("d", "n", "n_test", "seed", "m", "T", "batch", "optimizer", "optimizer_w", "eta",
              "eta_w", "limit_ridge")
 # ... and D and k where the world's data reads them (uniform parity, parity blocks, linear data);

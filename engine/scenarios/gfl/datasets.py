@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import Dataset, Directions, orthonormal_span, random_dictionary
-from ..scenarios._common import input_space, stats
+from ...data import Dataset, Directions, orthonormal_span, random_dictionary
+from .._common import input_space, stats
 
 
 def _rngs(cfg, tag: int, count: int = 3) -> list[np.random.Generator]:

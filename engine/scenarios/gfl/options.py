@@ -18,7 +18,7 @@ INITS = ("gaussian", "sign")  # N(0, 1) entries, or uniform ±1 (B.479)
 # grid: B.479's b ~ Unif{−1 + 1/k, …, 1 − 1/k} in the units of ±1 inputs (k = dim U)
 BIASES = ("unit", "large", "zero", "bit", "grid")
 ETA1_RULES = ("p90", "rms", "alg6")  # alg6: η⁽¹⁾ = 1/(k·mean_{i, j∈A} |G_ij|) (B.54, ξ estimated)
-ETA1_RULE_TEXT = {  # what each rule calibrates, for the step-size table (engine.gfl.net.calibrate)
+ETA1_RULE_TEXT = {  # what each rule calibrates, for the step-size table (procedures.gfl.net)
     "p90": "η⁽¹⁾ puts the 90th percentile over neurons of max_j |⟨w_i⁽¹⁾, D_j⟩| at 3·b̃",
     "rms": "η⁽¹⁾ makes the RMS of ⟨w⁽¹⁾, x⟩ over the sample 1 (Algorithm 7)",
     "alg6": "η⁽¹⁾ = 1/(k·mean |∇W| over the relevant coordinates) (B.54)",
