@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from bench.parts import machine, peak_rss_mb
-from engine.azl.presets import DEFAULT
 from engine.compare import Comparison
 from engine.presets import preset_config
 from engine.scenarios._common import torch_threads
+from engine.scenarios.azl.presets import DEFAULT
 
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_S = 30.0

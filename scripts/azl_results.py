@@ -14,13 +14,13 @@ import statistics
 import time
 from pathlib import Path
 
-from engine.azl.presets import PRESETS
-from engine.azl.world import from_engine
 from engine.compare import Comparison
 from engine.limits import limit_of
 from engine.presets import preset_config
 from engine.procedures import RECORDS
 from engine.report import clean
+from engine.scenarios.azl.convert import from_engine
+from engine.scenarios.azl.presets import PRESETS
 
 LABELS = RECORDS["resnet3"].labels()
 

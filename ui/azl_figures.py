@@ -8,7 +8,7 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.frames.azl import COLORS, THRESHOLD_TEXT
+from engine.frames import MAKERS
 from engine.procedures import RECORDS
 from ui.figures import MARGIN
 
@@ -18,6 +18,8 @@ __all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "live_panel",
 # AZL method's own name)
 AZL_NAMES = RECORDS["resnet3"].aliases
 LABELS = RECORDS["resnet3"].labels()  # the procedure's record (engine/procedures/resnet3)
+_FRAMES = MAKERS[RECORDS["resnet3"].frame]  # its frame maker: the charts' colours and words
+COLORS, THRESHOLD_TEXT = _FRAMES.COLORS, _FRAMES.THRESHOLD_TEXT
 
 
 def _xy(rows: list[dict], key: str) -> tuple[list, list]:

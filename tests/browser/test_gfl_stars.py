@@ -7,9 +7,9 @@ import dataclasses
 
 from playwright.sync_api import Page, expect
 
-from engine.gfl.probes import layer_probes
 from engine.methods import make_run
 from engine.presets import preset_config
+from engine.procedures.gfl.probes import layer_probes
 from engine.worlds import build_world
 
 PLAYER = ".fe-player"

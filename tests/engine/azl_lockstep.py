@@ -4,9 +4,9 @@ class sees go through engine.compare.Comparison (the resnet3 procedure)."""
 
 from __future__ import annotations
 
-from engine.azl.config import METHODS, AZLConfig, validate
-from engine.azl.run import AZLRun, build_world
 from engine.lockstep import Lockstep
+from engine.procedures.resnet3.run import AZLRun, build_world
+from engine.scenarios.azl.config import METHODS, AZLConfig, validate
 
 
 class AZLLockstep(Lockstep):

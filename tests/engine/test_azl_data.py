@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from engine.azl.config import AZLConfig, from_dict
-from engine.azl.data import draw, make_data, pair_stars, population_moments, target
-from engine.azl.probes import fit_numbers
 from engine.errors import ConfigError
+from engine.procedures.resnet3.probes import fit_numbers
+from engine.scenarios.azl.config import AZLConfig, from_dict
+from engine.scenarios.azl.data import draw, make_data, pair_stars, population_moments, target
 
 
 @pytest.mark.parametrize("variant, k, e_y2, threshold",
@@ -105,7 +105,7 @@ def test_engine_dataset_carries_the_world():
     labels, F and G in extras; settings read from Config-like fields."""
     from types import SimpleNamespace
 
-    from engine.azl.world import engine_dataset, from_engine
+    from engine.scenarios.azl.convert import engine_dataset, from_engine
 
     acfg = from_engine(SimpleNamespace(n=300, n_test=400, seed=3, azl_variant="literal"))
     assert (acfg.n, acfg.seed, acfg.variant, acfg.m) == (300, 3, "literal", 300)

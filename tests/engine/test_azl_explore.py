@@ -8,10 +8,10 @@ import re
 import numpy as np
 import pytest
 
-from engine.azl.config import METHODS, AZLConfig
-from engine.azl.explore import ExploreRun, pair_names, side_key
-from engine.azl.run import AZLRun, build_world
 from engine.methods import MethodRun
+from engine.procedures.resnet3.explore import ExploreRun, pair_names, side_key
+from engine.procedures.resnet3.run import AZLRun, build_world
+from engine.scenarios.azl.config import METHODS, AZLConfig
 
 # small enough for a second; the ResNet has neurons on every kind of pair star by step 100
 SMALL = AZLConfig(n=1000, n_test=500, m=60, epochs=10, drop_epoch=0, seed=1)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.azl.world import from_engine
 from engine.compare import Comparison
 from engine.presets import preset_config
+from engine.scenarios.azl.convert import from_engine
 
 
 def first_step(run, key: str, level: float):

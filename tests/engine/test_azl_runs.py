@@ -7,12 +7,12 @@ import pytest
 import torch
 from azl_lockstep import AZLLockstep as AZLComparison
 
-from engine.azl.config import METHODS, AZLConfig
-from engine.azl.narrate import narrate
-from engine.azl.nets import NETS
-from engine.azl.run import AZLRun, build_world
 from engine.methods import MethodRun
+from engine.procedures.resnet3.narrate import narrate
+from engine.procedures.resnet3.nets import NETS
+from engine.procedures.resnet3.run import AZLRun, build_world
 from engine.run import DivergenceError
+from engine.scenarios.azl.config import METHODS, AZLConfig
 
 SMALL = AZLConfig(n=400, n_test=1200, m=64, epochs=2, drop_epoch=1, batch=50)
 

@@ -9,10 +9,10 @@ import torch
 
 from engine.config import Config
 from engine.data import Directions
-from engine.gfl.learners import METHODS
-from engine.gfl.net import output
-from engine.gfl.probes import layer_probes
 from engine.methods import make_run
+from engine.procedures.gfl.learners import METHODS
+from engine.procedures.gfl.net import output
+from engine.procedures.gfl.probes import layer_probes
 from engine.worlds import build_world
 
 TINY = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.gfl import datasets
 from engine.methods import make_run
 from engine.presets import preset_config
+from engine.scenarios.gfl import datasets
 from engine.worlds import build_world
 
 

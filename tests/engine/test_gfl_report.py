@@ -73,8 +73,8 @@ def test_a_procedure_the_world_does_not_run_is_refused(capsys):
 def test_the_gfl_procedure_also_runs_on_existing_worlds(settings):
     """One procedure, many distributions: fcb's XOR and the threshold labeling train by gfl."""
     from engine.config import Config
-    from engine.gfl.run import GFLRun
     from engine.methods import make_run
+    from engine.procedures.gfl.run import GFLRun
     from engine.worlds import build_world
 
     world = build_world(Config(procedure="gfl", **settings), "cpu")

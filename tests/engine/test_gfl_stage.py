@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from engine.config import Config
-from engine.gfl.net import gradients
-from engine.gfl.options import DEFAULT_ETA, DEFAULT_SGD_ETA
-from engine.gfl.run import stage_rule
 from engine.methods import make_run
+from engine.procedures.gfl.net import gradients
+from engine.procedures.gfl.run import stage_rule
+from engine.scenarios.gfl.options import DEFAULT_ETA, DEFAULT_SGD_ETA
 from engine.worlds import build_world
 
 SMALL = dict(scenario="gfl_xor", d=20, D=2, k=2, sigma_r=2.0, n=300, n_test=200, m=8, T=4, batch=50)

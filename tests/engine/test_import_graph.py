@@ -35,14 +35,25 @@ def _resolve(mod: str, is_pkg: bool, node: ast.ImportFrom) -> list[str]:
 
 
 def _registry_edges(tree: ast.Module, mod: str) -> set[str]:
-    """The modules a registry imports by name: `REGISTRY = ("name", ...)` beside import_module."""
+    """The modules a registry imports by name: `REGISTRY = ("name", ...)` beside import_module,
+    and a moved package's shim, `MOVED = {"old": "engine.new.module", ...}`."""
     for node in tree.body:
         names = node.value.elts if isinstance(node, ast.Assign) and any(
             getattr(t, "id", "") == "REGISTRY" for t in node.targets) and isinstance(
             node.value, ast.Tuple) else []
         if names and all(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in names):
             return {f"{mod}.{n.value}" for n in names}
+        moved = node.value.values if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", "") == "MOVED" for t in node.targets) and isinstance(
+            node.value, ast.Dict) else []
+        if moved:
+            return {n.value for n in moved if isinstance(n, ast.Constant)}
     return set()
+
+
+def _maker_edges(modules) -> set[str]:
+    """engine.frames.MAKERS reads each procedure package's frames module by name."""
+    return {m for m in modules if m.startswith("engine.procedures.") and m.endswith(".frames")}
 
 
 def _graph(engine: Path = ENGINE):
@@ -66,6 +77,8 @@ def _graph(engine: Path = ENGINE):
                     inner.append(f"{mod}:{node.lineno} {ast.unparse(node)}")
                 continue
             edges[mod] |= {t for t in targets if t in modules and t != mod}
+    if "engine.frames.stream" in edges:
+        edges["engine.frames.stream"] |= _maker_edges(modules)
     return edges, inner
 
 

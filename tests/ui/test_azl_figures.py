@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from engine.azl.world import from_engine
 from engine.compare import Comparison
 from engine.presets import preset_config
 from engine.report import history_rows
+from engine.scenarios.azl.convert import from_engine
 from ui.azl_figures import THRESHOLD_TEXT, error_figure, projection_figure
 
 

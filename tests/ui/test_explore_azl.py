@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from engine.azl.explore import ExploreRun
 from engine.config import Config, ConfigError
+from engine.procedures.resnet3.explore import ExploreRun
 from engine.reads import refuse_unread
 from tests.ui.test_explore_app import open_app, plain, player, state
 from ui.export import export_html

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from engine.config import ConfigError
-from engine.gfl.probes import layer_probes
-from engine.gfl.run import GFLRun
+from engine.procedures.gfl.probes import layer_probes
+from engine.procedures.gfl.run import GFLRun
 from engine.reads import refuse_unread
 from tests.ui.test_explore_app import open_app, plain, player, state, want
 from ui import controls

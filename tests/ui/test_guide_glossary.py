@@ -12,9 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.frames import MAKERS
-from engine.frames.azl import PROBES as AZL_PROBES
 from engine.presets import preset_config
 from engine.procedures import RECORDS, shown_terms
+from engine.procedures.resnet3.frames import PROBES as AZL_PROBES
 from engine.worlds import build_world
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -33,6 +33,7 @@ class AZLFrames(Maker):
 
     TERMS = ("test error", "c_F", "c_G", "pair purity", "V's support share", "on a pair star",
              "MDS map")
+    COLORS, THRESHOLD_TEXT = COLORS, THRESHOLD_TEXT  # Compare's figures read them here
 
     def __init__(self, run, world):
         super().__init__(run, world)
