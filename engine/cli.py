@@ -13,7 +13,7 @@ from .echo import plain
 from .hub import warm as hub_warm
 from .limits import limit_of
 from .limits import show as limit_show
-from .methods import NAMES
+from .methods import NAMES, parse_methods
 from .procedures import procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
@@ -80,18 +80,10 @@ def parse_settings(args) -> tuple[Config, preset_mod.Preset | None]:
     return cfg, preset
 
 
-def parse_methods(text: str, cfg: Config) -> tuple[str, ...]:
-    """Comma-separated method names, validated against cfg's procedure (engine/procedures)."""
+def procedure_methods(text: str, cfg: Config) -> tuple[str, ...]:
+    """--methods, validated against cfg's procedure (engine/procedures) by the one rule."""
     proc = procedure_of(cfg)
-    names = tuple(m.strip() for m in text.split(",") if m.strip())
-    bad = [m for m in names if m not in proc.names]
-    if bad or not names:
-        raise ConfigError("--methods", text, "a comma-separated subset of "
-                          f"{', '.join(proc.names)} (the {proc.name} procedure's methods)")
-    twice = sorted({m for m in names if names.count(m) > 1})
-    if twice:
-        raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")
-    return names
+    return parse_methods(text, proc.names, f"the {proc.name} procedure's methods")
 
 
 def parse_seed_count(text: str) -> int:
@@ -162,7 +154,7 @@ def _preflight(args):
     if args.methods is None:
         methods = procedure_of(cfg).defaults
     else:
-        methods = parse_methods(args.methods, cfg)
+        methods = procedure_methods(args.methods, cfg)
     n_seeds = parse_seed_count(args.seeds)
     if cfg.seed + n_seeds - 1 > SEED_MAX:
         raise ConfigError("--seed", cfg.seed, f"an integer in [0, {SEED_MAX - n_seeds + 1}] "

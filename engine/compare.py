@@ -1,4 +1,6 @@
-"""Several methods trained side by side on the same data and initialisation, step by step."""
+"""Comparison: several methods trained side by side on the same data and initialisation, step
+by step (the CLI, the sweeps and the seed series train with it). The Compare page reads it
+through engine/frames/compare.py's CompareStream, never directly."""
 
 from __future__ import annotations
 

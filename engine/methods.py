@@ -7,22 +7,38 @@ from typing import Protocol, runtime_checkable
 
 from . import procedures
 from .baselines import NTKRun
+from .errors import ConfigError
 from .method_table import (
     BY_NAME,
     DEFAULT_METHODS,
     FROZEN_BASES,
     LABELS,
+    METHOD_RECORDS,
     METHODS,
-    REGISTRY,
     Method,
 )
 from .run import Run, World
 
 # the registry's public names: the table's, then this module's factory and protocol
 __all__ = ["BY_NAME", "DEFAULT_METHODS", "FROZEN_BASES", "LABELS", "METHODS", "NAMES",
-           "REGISTRY", "Method", "MethodRun", "make_run"]
+           "REGISTRY", "METHOD_RECORDS", "Method", "MethodRun", "make_run", "parse_methods"]
 # every method some procedure trains (the CLI's help; each procedure checks its own)
 NAMES = tuple(dict.fromkeys(m for r in procedures.RECORDS.values() for m in r.names))
+REGISTRY = METHOD_RECORDS  # the table's old name, one release (it is no registry of modules)
+
+
+def parse_methods(text: str, names: tuple[str, ...] = NAMES,
+                  whose: str = "") -> tuple[str, ...]:
+    """Comma-separated method names, each one of `names` and each once: the one rule of the
+    CLI's --methods (names: its procedure's), a sweep's and the Compare URL's (every method)."""
+    picked = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not picked or any(m not in names for m in picked):
+        raise ConfigError("--methods", text, f"a comma-separated subset of {', '.join(names)}"
+                                             + (f" ({whose})" if whose else ""))
+    twice = sorted({m for m in picked if picked.count(m) > 1})
+    if twice:
+        raise ConfigError("--methods", text, f"each method once ({', '.join(twice)} twice)")
+    return picked
 
 
 @runtime_checkable

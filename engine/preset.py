@@ -1,5 +1,9 @@
-"""A named setting with the paper's own numbers: the plain-data record every world's presets are
-made of (engine.presets validates them into a Config)."""
+"""Preset, the record: one named setting with its source's numbers, plain data, low in the import
+graph so that every world module can declare its presets with it.
+
+Not to be confused with engine/presets.py (the lookup: every world's presets by name, validated
+into a Config), engine/sweep/presets.py (named sweeps, not settings) or
+engine/scenarios/azl/presets.py (the AZL world's own readings, in its own AZLConfig terms)."""
 
 from __future__ import annotations
 

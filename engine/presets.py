@@ -1,5 +1,5 @@
-"""Named settings with the paper's own numbers (App. E, Tables 1–5) to compare against: every
-world's PRESETS (engine/scenarios/), looked up by name."""
+"""The preset lookup: every world's PRESETS (engine/scenarios/, each an engine.preset.Preset
+record) by name, validated into a Config. Named sweeps are engine/sweep/presets.py."""
 
 from __future__ import annotations
 

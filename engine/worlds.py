@@ -1,5 +1,6 @@
-"""Building a world: build_world draws the data of cfg's world (registry:
-engine.scenarios.WORLDS) and its initial network on a device."""
+"""Building a world: build_world draws the data of cfg's world and its initial network on a
+device. The worlds themselves are the registry engine/scenarios/ (WORLDS; `scenario` is the
+setting that names one); this module only builds the one a Config picks."""
 
 from __future__ import annotations
 

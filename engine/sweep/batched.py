@@ -24,7 +24,7 @@ from types import SimpleNamespace
 
 import torch
 
-from ..methods import BY_NAME, REGISTRY
+from ..methods import BY_NAME, METHOD_RECORDS
 from ..network import Params
 from ..scenarios import world as world_record
 from ..trainer import FEATURE_CACHE_BYTES
@@ -33,7 +33,7 @@ from . import batched_step as bs
 from .rows import curve_stride, make_row
 
 # the network and its frozen-layer variants, on the structured world
-FAMILY = tuple(m.name for m in REGISTRY if m.structure and not m.linearised)
+FAMILY = tuple(m.name for m in METHOD_RECORDS if m.structure and not m.linearised)
 FREEZE_AFTER = {m: BY_NAME[m].freeze_after for m in FAMILY}
 
 

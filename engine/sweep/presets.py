@@ -1,4 +1,5 @@
-"""Named sweeps with the paper's expected shape stated beside them (README "Sweeps")."""
+"""Named sweeps with the paper's expected shape stated beside them (README "Sweeps"): grids over
+settings, not the settings presets of engine/presets.py."""
 
 from __future__ import annotations
 

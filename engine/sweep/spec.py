@@ -12,7 +12,7 @@ from .. import guard
 from .. import presets as preset_mod
 from ..config import KNOWN, SPECS, Config, ConfigError, coerce, from_dict
 from ..echo import plain
-from ..methods import NAMES
+from ..methods import parse_methods as parse_methods  # the one rule, re-exported
 from ..procedures import check_methods
 from ..reads import refuse_unread
 
@@ -131,14 +131,6 @@ def check_size(spec: SweepSpec) -> None:
     if rows > MAX_CELLS:
         raise ConfigError("--grid", f"{spec.count()} settings × {spec.seeds} seeds × "
                           f"{len(spec.methods)} methods", f"at most {MAX_CELLS} rows per sweep")
-
-
-def parse_methods(text: str) -> tuple[str, ...]:
-    """Comma-separated method names."""
-    names = tuple(m.strip() for m in text.split(",") if m.strip())
-    if not names or any(m not in NAMES for m in names) or len(set(names)) != len(names):
-        raise ConfigError("--methods", text, "a comma-separated subset of " + ", ".join(NAMES))
-    return names
 
 
 def parse_fixed(texts: list[str], flag: str = "--set") -> dict:

@@ -5,7 +5,7 @@ class sees go through engine.compare.Comparison (the resnet3 procedure)."""
 from __future__ import annotations
 
 from engine.lockstep import Lockstep
-from engine.procedures.resnet3.run import AZLRun, build_world
+from engine.procedures.resnet3.run import AZLRun, azl_world
 from engine.scenarios.azl.config import METHODS, AZLConfig, validate
 
 
@@ -14,7 +14,7 @@ class AZLLockstep(Lockstep):
 
     def __init__(self, cfg: AZLConfig, methods=METHODS):
         self.cfg = validate(cfg)
-        self.world = build_world(self.cfg)
+        self.world = azl_world(self.cfg)
         self.runs = {m: AZLRun(self.world, m) for m in methods}
 
     def run_all(self) -> None:

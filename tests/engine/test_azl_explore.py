@@ -10,7 +10,7 @@ import pytest
 
 from engine.methods import MethodRun
 from engine.procedures.resnet3.explore import ExploreRun, pair_names, side_key
-from engine.procedures.resnet3.run import AZLRun, build_world
+from engine.procedures.resnet3.run import AZLRun, azl_world
 from engine.scenarios.azl.config import METHODS, AZLConfig
 
 # small enough for a second; the ResNet has neurons on every kind of pair star by step 100
@@ -20,7 +20,7 @@ SMALL = AZLConfig(n=1000, n_test=500, m=60, epochs=10, drop_epoch=0, seed=1)
 @pytest.fixture(scope="module")
 def played():
     """An ExploreRun of SMALL taken to the end."""
-    run = ExploreRun(build_world(SMALL))
+    run = ExploreRun(azl_world(SMALL))
     for _ in run:
         pass
     return run
@@ -57,7 +57,7 @@ def test_pair_counts_and_purity_equal_a_direct_computation_on_w(played):
 def test_the_other_methods_numbers_are_their_own_runs(played):
     """The lead snapshot carries each other method's numbers of the same step, equal to that
     method's run alone on the same data and batches."""
-    world = build_world(SMALL)
+    world = azl_world(SMALL)
     for method in METHODS[1:]:
         alone = AZLRun(world, method)
         for _ in alone:
@@ -87,7 +87,7 @@ def test_protocol_marks_and_narration(played):
 
 def test_a_diverging_side_method_stops_alone():
     """last_layer at a huge step size diverges; the ResNet goes on, last_layer's numbers NaN."""
-    run = ExploreRun(build_world(SMALL.replace(lr_last=10.0, epochs=2)))
+    run = ExploreRun(azl_world(SMALL.replace(lr_last=10.0, epochs=2)))
     for _ in run:
         pass
     assert run.done and "last_layer" in run.stopped

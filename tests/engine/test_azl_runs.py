@@ -10,7 +10,7 @@ from azl_lockstep import AZLLockstep as AZLComparison
 from engine.methods import MethodRun
 from engine.procedures.resnet3.narrate import narrate
 from engine.procedures.resnet3.nets import NETS
-from engine.procedures.resnet3.run import AZLRun, build_world
+from engine.procedures.resnet3.run import AZLRun, azl_world
 from engine.run import DivergenceError
 from engine.scenarios.azl.config import METHODS, AZLConfig
 
@@ -20,7 +20,7 @@ SMALL = AZLConfig(n=400, n_test=1200, m=64, epochs=2, drop_epoch=1, batch=50)
 @pytest.fixture(scope="module")
 def world():
     """The default preset's data and init (no training)."""
-    return build_world(AZLConfig())
+    return azl_world(AZLConfig())
 
 
 @pytest.mark.parametrize("method", ["resnet3", "fc3", "two_layer"])
@@ -111,7 +111,7 @@ def test_runs_follow_the_method_run_protocol_and_repeat():
 
 def test_history_records_every_step_and_the_lr_drop():
     """One snapshot per step from 0; the step size drops ×0.1 at drop_epoch; last step full."""
-    run = AZLRun(build_world(SMALL), "resnet3")
+    run = AZLRun(azl_world(SMALL), "resnet3")
     list(run)
     steps = [s.step for s in run.history]
     assert steps == list(range(SMALL.T + 1))
@@ -125,7 +125,7 @@ def test_history_records_every_step_and_the_lr_drop():
 
 def test_divergence_is_reported_with_its_step():
     """A step size that blows the weights up stops with DivergenceError, not NaN numbers."""
-    run = AZLRun(build_world(SMALL.replace(lr=10.0)), "fc3")
+    run = AZLRun(azl_world(SMALL.replace(lr=10.0)), "fc3")
     with pytest.raises(DivergenceError):
         list(run)
 

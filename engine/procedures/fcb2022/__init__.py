@@ -3,7 +3,7 @@ full-batch gradient descent with step α (the `eta` setting) on the logistic los
 
 from __future__ import annotations
 
-from ...method_table import REGISTRY
+from ...method_table import METHOD_RECORDS
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
@@ -49,7 +49,7 @@ GLOSSARY = (
 )
 RECORD = ProcedureRecord(
     "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
-    REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
+    METHOD_RECORDS, COLUMNS, make_run, SOURCE, TABLE,
     neurons=lambda m: 2 * m, run_bytes=run_bytes, glossary=GLOSSARY,
     # full-batch GD with step η: no batch, schedule or optimizer; its readouts train without
     # decay, so their converged limits take the tie-break ridge (engine/limits/sources.py)

@@ -16,13 +16,13 @@ from ..record import Chart, CompareTable, Line, ProcedureRecord, Source
 from ..rows import ERROR, MDS_MAP, WEIGHT_SHARE
 from .explore import ExploreRun
 from .narrate import narrate
-from .run import AZLRun, AZLWorld, build_world
+from .run import AZLRun, AZLWorld, azl_world
 from .timing import run_gflop
 
 SOURCE = Source("Allen-Zhu & Li 2019",
                 "A 3-layer ResNet learns F first, then the hierarchical part G(F), which 2-layer "
                 "networks and kernels do not learn", "Allen-Zhu & Li 2019")
-METHODS = (  # Okabe–Ito colours; the flags size them in engine.guard as the paper's alike
+METHOD_RECORDS = (  # Okabe–Ito colours; the flags size them in engine.guard as the paper's alike
     Method("resnet3", LABELS["resnet3"], "ResNet", "#0072B2", "circle", None),
     Method("fc3", LABELS["fc3"], "3-layer FC", "#CC79A7", "triangle-up", None),
     Method("two_layer", LABELS["two_layer"], "2-layer", "#009E73", "star", None),
@@ -36,7 +36,7 @@ ALIASES = {"network": "resnet3", "rf": "last_layer"}
 @lru_cache(maxsize=2)
 def _shared(acfg: AZLConfig) -> AZLWorld:
     """One data set and initialisation per setting, shared by the methods trained side by side."""
-    return build_world(acfg)
+    return azl_world(acfg)
 
 
 def make_run(method: str, world, embed: bool = True, freeze_after=None) -> AZLRun:
@@ -134,8 +134,8 @@ GLOSSARY = (
     MDS_MAP,
 )
 RECORD = ProcedureRecord(
-    "resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",), METHODS,
-    tuple(m.name for m in METHODS), make_run, SOURCE, TABLE, neurons=lambda m: m,
+    "resnet3", "Allen-Zhu & Li 2019 (3-layer ResNet, SGD, MSE)", ("regression",), METHOD_RECORDS,
+    tuple(m.name for m in METHOD_RECORDS), make_run, SOURCE, TABLE, neurons=lambda m: m,
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,

@@ -44,7 +44,7 @@ class AZLWorld:
     stars: np.ndarray
 
 
-def build_world(cfg: AZLConfig) -> AZLWorld:
+def azl_world(cfg: AZLConfig) -> AZLWorld:
     """Draw the data and the initial weights of cfg's seed."""
     cfg = validate(cfg)
     data = make_data(cfg)

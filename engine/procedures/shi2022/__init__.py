@@ -6,7 +6,7 @@ NTKRun (engine/run.py, engine/baselines.py), or a world's own run where its reco
 from __future__ import annotations
 
 from ... import scenarios
-from ...method_table import REGISTRY as TABLE1
+from ...method_table import METHOD_RECORDS as TABLE1
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows

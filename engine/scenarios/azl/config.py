@@ -11,6 +11,8 @@ from ...errors import ConfigError
 # v2's G_r = (−1)^r y1y2y3y4 (the default); "literal" = v1 as printed, G_r alternating y1y2y3y4 /
 # y5y6y7y8; "k15" = the later version, F over all 15 pairs of x ∈ {±1}³⁰
 VARIANTS = {"v1v2": 8, "literal": 8, "k15": 15}
+# the networks AZLConfig validates and the runs train; the resnet3 procedure's record declares
+# them as its methods (engine/procedures/resnet3), these are the world-side names
 METHODS = ("resnet3", "fc3", "two_layer", "ntk", "last_layer")
 LABELS = {"resnet3": "3-layer ResNet", "fc3": "3-layer FC", "two_layer": "2-layer",
           "ntk": "NTK (2-layer)", "last_layer": "last layer (CK)"}

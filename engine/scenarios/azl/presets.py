@@ -1,4 +1,6 @@
-"""The AZL world's presets: the proposed default and the source's other readings and size."""
+"""The AZL world's presets in its own terms (AZLConfig): the proposed default and the source's
+other readings and size; engine/scenarios/azl_hier.py turns them into engine.preset.Preset
+records, which engine/presets.py looks up like every world's."""
 
 from __future__ import annotations
 
