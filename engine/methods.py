@@ -1,5 +1,7 @@
-"""The methods of Table 1 in one registry: the table (engine.method_table: name, label, which
-layer trains, the paper's column) and the factory that builds a method's run on a world."""
+"""Methods at run time: the MethodRun protocol, make_run (a method's run on a world, through its
+procedure), the one rule for a list of method names (parse_methods: the CLI's, a sweep's and
+the URL's), and Table 1's rows re-exported from engine.method_table (plain data, low in the
+import graph, where engine.run can read it)."""
 
 from __future__ import annotations
 
