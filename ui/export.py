@@ -41,8 +41,7 @@ def export_html(state: AppState, title: str) -> str:
         f"{playback.player_css()}</style></head><body data-theme='light'>"
         f"<h2 style='margin:0 0 4px'>{html.escape(title)}</h2>"
         "<p style='margin:0 0 8px;color:#666'>Offline copy of a run of the feature-emergence "
-        f"explorer: {credit}. Keys: space = play/pause, → = step, "
-        "← = back, R = reset.</p><div id='fe-root'></div>"
+        f"explorer: {credit}.</p><div id='fe-root'></div>"
         f"<script type='application/json' id='fe-data'>{payload}</script>"
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")
 
