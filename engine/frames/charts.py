@@ -16,7 +16,8 @@ MAP_TITLE = "MDS map of the neuron weights (cosine)"
 def series(name: str, col: str, colour: str, *, dash: bool | list = False, index: int | None = None,
            width: float | None = None, scale: float = 1, smooth: bool = False) -> dict:
     """One curve: frame column `col` (its element `index` where the column holds a list per
-    frame) × scale, in its colour, dashed (True, or a pattern) or not; smooth: the Smoothing menu applies to it."""
+    frame) × scale, in its colour, dashed (True, or a pattern) or not; smooth: the Smoothing
+    menu applies to it."""
     out = {"name": name, "col": col, "colour": colour, "dash": dash, "scale": scale,
            "smooth": smooth}
     if index is not None:

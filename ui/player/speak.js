@@ -1,6 +1,6 @@
 /* Charts that speak (needs FE and FEPlayer): each canvas's accessible name states what it shows
  * and the shown step's values, its description the subtitle and notes; "Show as table" gives
- * the numbers as a real table; a polite live region says the step and the narration, at most
+ * the numbers as an HTML table; a polite live region says the step and the narration, at most
  * once per ANNOUNCE_MS while playing (20 steps/s would otherwise flood a screen reader). */
 const ANNOUNCE_MS = 2000;
 Object.assign(FEPlayer.prototype, {
