@@ -110,7 +110,7 @@ def azl_charts(threshold: float, threshold_text: str, methods: list[tuple[str, s
               "W: pair purity, share on x₁…x₂ₖ; V: share on out₁…out₄ (what G reads)",
               [series("pair purity", "purity", GREEN),
                series("share on x₁…x₂ₖ", "rel", SKY, dash=True),
-               series("V on out₁…₄", "vsup", PURPLE)]),
+               series("V on out₁…₄", "vsup", PURPLE, dash=DASHES[2])]),
         count_chart(marks, "Neurons per pair over steps",
                     "within cos 0.9 of one of the pair's four stars", height=260),
     ]

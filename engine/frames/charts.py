@@ -80,7 +80,7 @@ def coverage_chart() -> dict:
                  "relevant share",
                  [series("coverage", "cover", BLUE),
                   series("share on a D_j", "frac", GREEN, dash=True),
-                  series("relevant share", "rel", VERM)])
+                  series("relevant share", "rel", VERM, dash=DASHES[2])])
 
 
 def count_chart(marks: list[dict], title: str, sub: str, height: int = 190) -> dict:

@@ -163,7 +163,10 @@ def test_the_meta_sends_the_charts_the_player_draws(played: dict) -> None:
         assert not {"azl", "gfl", "plane"} & set(meta), name
         assert set(meta["map"]) == {"title", "axes", "sign"}, name
         keys[name] = [c["key"] for c in meta["charts"]]
-        for chart in meta["charts"]:
+        for chart in meta["charts"]:  # never colour alone: each curve its own dash pattern
+            dashes = {str({True: [6, 4], False: []}.get(se["dash"], se["dash"]))
+                      for se in chart["series"]}  # true: the player's plain dash, [6, 4]
+            assert len(dashes) == len(chart["series"]), chart
             for se in chart["series"]:
                 col = packed[se["col"]]
                 assert len(col) == len(stream), (name, se)
