@@ -65,8 +65,9 @@ def ciede2000(a: np.ndarray, b: np.ndarray) -> float:
         hbar = hsum / 2
     else:
         hbar = (hsum + 360) / 2 if hsum < 360 else (hsum - 360) / 2
-    t = (1 - 0.17 * math.cos(math.radians(hbar - 30)) + 0.24 * math.cos(math.radians(2 * hbar))
-         + 0.32 * math.cos(math.radians(3 * hbar + 6)) - 0.20 * math.cos(math.radians(4 * hbar - 63)))
+    cos = lambda deg: math.cos(math.radians(deg))  # noqa: E731 - the formula's shorthand
+    t = (1 - 0.17 * cos(hbar - 30) + 0.24 * cos(2 * hbar) + 0.32 * cos(3 * hbar + 6)
+         - 0.20 * cos(4 * hbar - 63))
     sl = 1 + 0.015 * (lbar - 50) ** 2 / math.sqrt(20 + (lbar - 50) ** 2)
     sc, sh = 1 + 0.045 * cbarp, 1 + 0.015 * cbarp * t
     rt = (-2 * math.sqrt(cbarp ** 7 / (cbarp ** 7 + 25 ** 7))

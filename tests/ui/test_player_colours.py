@@ -45,8 +45,8 @@ def palette_groups() -> dict[str, list[str]]:
     groups.update({f"chart {s['title']}": [se["colour"] for se in s["series"]] for s in specs})
     out = {}
     for theme, th in themes().items():
-        ink = (lambda col, th=th, theme=theme: th["fg"] if theme == "dark" and col == "#000000"
-               else col)
+        def ink(col: str, fg: str = th["fg"], dark: bool = theme == "dark") -> str:
+            return fg if dark and col == "#000000" else col
         out.update({f"{name} ({theme})": [ink(x) for x in cols] for name, cols in groups.items()})
     return out
 
