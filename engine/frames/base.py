@@ -123,7 +123,6 @@ class Maker:
     def meta(self, first: Frame) -> dict:
         """What stays fixed over a run besides the marks (the map's marks come from `first`)."""
         return {"T": self.run.T, "neurons": len(first.cos), "truth": self.truth,
-                "score": "mse" if regression(self.run.history[0]) else "acc",
                 "map": self.map_spec()}
 
     def map_spec(self) -> dict:

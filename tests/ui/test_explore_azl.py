@@ -68,7 +68,6 @@ def test_the_map_has_the_32_pair_stars_with_the_snapshot_counts(played):
 def test_the_error_chart_has_every_method_and_the_threshold_line(played):
     at, sent = played
     meta, run = sent[-1]["meta"], state(at).explore.stream.run
-    assert meta["score"] == "azl"
     error = meta["charts"][0]  # the chart in the accuracy chart's place, on a log axis
     assert error["log"] and error["limits"] and error["lines"][0]["y"] == pytest.approx(0.72)
     assert error["lines"][0]["text"] == "kα² = 0.72: above this line G is not learned at all"

@@ -41,7 +41,7 @@ def test_the_regression_world_charts_test_mse_over_var():
     at, data = frames_after("gfl-multi-index")
     run = state(at).explore.stream.run
     assert isinstance(run, GFLRun)  # the world's procedure, not the paper's three-stage schedule
-    assert data["meta"]["score"] == "mse"
+    assert data["meta"]["charts"][0]["title"] == "Test MSE / Var(y) per step (lower is better)"
     history = run.history
     sent = data["frames"]
     for j, step in enumerate(sent["step"]):
@@ -56,7 +56,7 @@ def test_the_regression_world_charts_test_mse_over_var():
 
 def test_the_narration_quotes_the_snapshot_probes():
     at, data = frames_after("gfl-xor")
-    assert data["meta"]["score"] == "acc"
+    assert data["meta"]["charts"][0]["title"] == "Accuracy per step"
     sent, history = data["frames"], state(at).explore.stream.run.history
     j = sent["step"].index(1)
     text = plain(sent["text"][j])
