@@ -88,3 +88,21 @@ def test_a_plane_map_with_no_room_draws_no_negative_radius(browser: Browser, tmp
     page.evaluate("() => FEPlayer.active.setOptions({theme: 'light'})")
     page.wait_for_timeout(200)
     assert page.errors == [], page.errors
+
+
+def test_axe_finds_nothing_in_the_offline_player(browser: Browser, tmp_path) -> None:
+    """axe-core (packaged by axe-playwright-python) on the offline HTML with every table open,
+    light and dark, presentation mode or not: no violation of any impact."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = offline(browser, tmp_path, Config(n=400, n_test=200, T=6, m=10, batch=100), "axe")
+    page.keyboard.press("ArrowRight")
+    page.evaluate("() => document.querySelectorAll('.fe-show').forEach((b) => b.click())")
+    expect(page.locator(f"{PLAYER} table")).to_have_count(4)
+    for theme in ("light", "dark"):
+        for present in ("false", "true"):
+            page.evaluate(f"() => FEPlayer.active.setOptions({{theme: '{theme}', "
+                          f"present: {present}}})")
+            found = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+                     for v in Axe().run(page).response["violations"]]
+            assert found == [], (theme, present, found)
