@@ -158,7 +158,7 @@ def frame(shot: Shot, meta: dict, extent: float, every: int = 1) -> Image.Image:
 def _furniture(d: ImageDraw.ImageDraw, step: int, meta: dict, every: int, moved: int) -> None:
     """The step number, the map's name, and the notes under the map."""
     d.text((PAD, 10), f"step {step} / {meta['T']}", fill=INK, font=font(22))
-    name = "neuron directions, relevant plane" if meta.get("plane") else \
+    name = "neuron directions, relevant plane" if (meta.get("map") or {}).get("axes") else \
         "neuron weights, MDS map"
     d.text((SIZE - PAD, 8), name, fill=MUTED, font=font(14), anchor="ra")
     if every > 1:

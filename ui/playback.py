@@ -20,7 +20,8 @@ DOWNLOAD_KEYS = ("rows", "summary")
 
 def player_js() -> str:
     """The drawing and playback code shared by the component and the export."""
-    names = ("player.js", "map.js", "levels.js", "charts.js", "playback.js")
+    names = ("player.js", "map.js", "levels.js", "charts.js", "playback.js", "layout.js",
+             "speak.js")
     return "\n".join((HERE / name).read_text() for name in names)
 
 

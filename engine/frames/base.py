@@ -10,6 +10,7 @@ import numpy as np
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
 from ..report import build_report, clean
+from . import charts
 from .frame import Frame, rounded
 from .procedure import credit
 
@@ -122,8 +123,18 @@ class Maker:
     def meta(self, first: Frame) -> dict:
         """What stays fixed over a run besides the marks (the map's marks come from `first`)."""
         return {"T": self.run.T, "neurons": len(first.cos), "truth": self.truth,
-                "gfl": False, "plane": None, "azl": None,
-                "score": "mse" if regression(self.run.history[0]) else "acc"}
+                "map": self.map_spec()}
+
+    def map_spec(self) -> dict:
+        """The player's map: its title, fixed axes (none: MDS) and sign colouring."""
+        return charts.map_spec()
+
+    def charts(self, marks: list[dict]) -> list[dict]:
+        """The player's charts (engine.frames.charts), beside the map in this order; the first
+        is the one presentation mode keeps. The paper's: the score, and where the world plants
+        Σ_A M the neurons on its stars and the gradient's relevant share."""
+        score = charts.score_chart("mse" if regression(self.run.history[0]) else "acc")
+        return [score, charts.star_chart(), charts.gradient_chart()] if self.truth else [score]
 
     def about(self) -> dict:
         """Explore's words around the player: credit, what is measured, step sizes, report."""

@@ -135,7 +135,7 @@ class FrameStream:
                     for j, (r, (_, _, g)) in enumerate(zip(rows, groups, strict=True))]
         base = maker.meta(first)
         return {"run": self.id, **base, "points": base["neurons"] + sum(r["rows"] for r in rows),
-                "marks": rows, "count_note": maker.count_note(rows),
+                "marks": rows, "count_note": maker.count_note(rows), "charts": maker.charts(rows),
                 "limit_curves": self._limits is not None, **maker.about()}
 
     def limits(self) -> dict | None:

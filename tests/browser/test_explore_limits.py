@@ -10,7 +10,7 @@ from playwright.sync_api import Page
 from tests.browser.test_map_labels import AZL, PLAYER, open_explore
 
 LEVELS = """() => { const p = globalThis.FE_PLAYER, cv = p.cv.acc;
-  const colours = Object.fromEntries(p.store.meta.azl.methods.map((m) => [m.name, m.colour]));
+  const colours = Object.fromEntries(p.store.meta.charts[0].series.map((m) => [m.name, m.colour]));
   return {levels: cv.feLevels || [], colours: colours, done: p.store.done,
           lines: p.store.limits ? p.store.limits.lines : null}; }"""
 

@@ -151,3 +151,29 @@ def test_the_count_rule_is_in_the_meta(played: dict) -> None:
     assert notes["gfl-xor"].startswith("counts: neurons with") and "D_j" in notes["gfl-xor"]
     assert notes["azl"] == "counts: neurons with cos(w_i, a star of the pair) > 0.9"
     assert notes["paper-mog"] is None  # the centres are not counted
+
+
+def test_the_meta_sends_the_charts_the_player_draws(played: dict) -> None:
+    """The player draws the chart specs of the meta (issue 35): every curve reads a column the
+    frames carry, the keys are the canvases', and the meta names no run kind for it to branch
+    on (the old meta's azl / gfl / plane)."""
+    keys = {}
+    for name, stream in played.items():
+        meta, packed = stream.meta(), stream.frames(0, len(stream))
+        assert not {"azl", "gfl", "plane"} & set(meta), name
+        assert set(meta["map"]) == {"title", "axes", "sign"}, name
+        keys[name] = [c["key"] for c in meta["charts"]]
+        for chart in meta["charts"]:  # never colour alone: each curve its own dash pattern
+            dashes = {str({True: [6, 4], False: []}.get(se["dash"], se["dash"]))
+                      for se in chart["series"]}  # true: the player's plain dash, [6, 4]
+            assert len(dashes) == len(chart["series"]), chart
+            for se in chart["series"]:
+                col = packed[se["col"]]
+                assert len(col) == len(stream), (name, se)
+                values = [v[se["index"]] if "index" in se else v for v in col if v is not None]
+                assert any(v is not None for v in values), (name, chart["key"], se["name"])
+    assert keys["paper"] == ["acc", "align", "grad"]  # Σ_A M: its stars and gradient split
+    assert keys["fcb-xor"] == keys["paper-mog"] == ["acc"]  # no planted Σ_A M: no split
+    assert keys["gfl-xor"] == ["acc", "align"] and keys["azl"] == ["acc", "align", "grad", "pairs"]
+    pairs = played["azl"].meta()["charts"][-1]["series"]
+    assert len(pairs) == 8 and len({str(se["dash"]) for se in pairs}) == 8  # not colour alone

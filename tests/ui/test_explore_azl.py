@@ -68,10 +68,12 @@ def test_the_map_has_the_32_pair_stars_with_the_snapshot_counts(played):
 def test_the_error_chart_has_every_method_and_the_threshold_line(played):
     at, sent = played
     meta, run = sent[-1]["meta"], state(at).explore.stream.run
-    assert meta["score"] == "azl"
-    assert meta["azl"]["threshold"] == pytest.approx(0.72)
-    assert meta["azl"]["threshold_text"] == "above this line G is not learned at all"
-    assert [m["name"] for m in meta["azl"]["methods"]] == list(run.labels.values())
+    error = meta["charts"][0]  # the chart in the accuracy chart's place, on a log axis
+    assert error["log"] and error["limits"] and error["lines"][0]["y"] == pytest.approx(0.72)
+    assert error["lines"][0]["text"] == "kα² = 0.72: above this line G is not learned at all"
+    assert [se["name"] for se in error["series"]] == list(run.labels.values())
+    assert [se["index"] for se in error["series"]] == list(range(5))
+    assert meta["map"]["sign"] is False  # no single output weight a_i to colour by
     assert len(run.labels) == 5
     for step, frame in frames(sent).items():
         snap = run.history[step]
@@ -107,11 +109,12 @@ def test_the_offline_html_carries_the_azl_player(played):
     at, _ = played
     page = export_html(state(at), "azl")
     payload = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page, re.S).group(1))
-    assert payload["meta"]["azl"]["threshold_text"] == "above this line G is not learned at all"
+    line = payload["meta"]["charts"][0]["lines"][0]
+    assert "above this line G is not learned at all" in line["text"]
     assert len(payload["meta"]["marks"]) == 8 and payload["frames"]["counts"][0] is not None
     n = len(state(at).explore.stream)
     assert len(payload["frames"]["errs"]) == n and "c_F" in payload["frames"]["text"][-1]
-    assert "azlSpecs" in page  # the chart code travels in the file
+    assert "seriesSpecs" in page and "fillTable" in page  # the chart code travels in the file
 
 
 def test_the_sidebar_shows_only_the_settings_the_world_reads(played):

@@ -41,7 +41,7 @@ def test_the_regression_world_charts_test_mse_over_var():
     at, data = frames_after("gfl-multi-index")
     run = state(at).explore.stream.run
     assert isinstance(run, GFLRun)  # the world's procedure, not the paper's three-stage schedule
-    assert data["meta"]["score"] == "mse"
+    assert data["meta"]["charts"][0]["title"] == "Test MSE / Var(y) per step (lower is better)"
     history = run.history
     sent = data["frames"]
     for j, step in enumerate(sent["step"]):
@@ -56,7 +56,7 @@ def test_the_regression_world_charts_test_mse_over_var():
 
 def test_the_narration_quotes_the_snapshot_probes():
     at, data = frames_after("gfl-xor")
-    assert data["meta"]["score"] == "acc"
+    assert data["meta"]["charts"][0]["title"] == "Accuracy per step"
     sent, history = data["frames"], state(at).explore.stream.run.history
     j = sent["step"].index(1)
     text = plain(sent["text"][j])
@@ -96,7 +96,8 @@ def test_the_offline_html_carries_the_stars_and_probes():
     at, data = frames_after("gfl-mog")
     page = export_html(state(at), "gfl-mog")
     sent = json.loads(re.search(r"id='fe-data'>(.*?)</script>", page).group(1))
-    assert sent["meta"]["marks"] == data["meta"]["marks"] and sent["meta"]["gfl"]
+    assert sent["meta"]["marks"] == data["meta"]["marks"]
+    assert [c["key"] for c in sent["meta"]["charts"]] == ["acc", "align"]  # score, coverage
     n = len(sent["frames"]["step"])
     assert n == len(state(at).explore.stream)
     run = state(at).explore.stream.run
@@ -112,7 +113,7 @@ def test_the_multi_index_map_is_the_projection_onto_the_relevant_plane():
     at, data = frames_after("gfl-multi-index")
     run, meta, sent = state(at).explore.stream.run, data["meta"], data["frames"]
     U = run.world.ds.directions.relevant
-    assert meta["plane"]["x"] == "⟨w/‖w‖, u₁⟩" and meta["plane"]["y"] == "⟨w/‖w‖, u₂⟩"
+    assert meta["map"]["axes"] == {"x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
     points, width = meta["points"], meta["neurons"]
     pos = np.frombuffer(base64.b64decode(sent["pos"]), "<i2").reshape(-1, points, 2)
     for j, step in enumerate(sent["step"]):

@@ -1,5 +1,5 @@
-/* The player's time-series charts (accuracy, neurons on a star, gradient share): each has a
- * split x axis, steps 0–4 wide on the left and the whole run on the right. Extends FE
+/* The player's time-series charts, drawn from the specs the record sends in meta.charts
+ * (engine/frames/charts.py): each has a split x axis, steps 0–4 wide on the left and the whole run on the right. Extends FE
  * (player.js) with drawSeries and seriesSpecs. */
 Object.assign(FE, (() => {
   const {C, F, fitCanvas, fitFont, ink, niceTicks, smooth} = FE;
@@ -42,7 +42,7 @@ Object.assign(FE, (() => {
       ctx.fillStyle = th.muted; ctx.fillText(spec.fmt(v), 4, Y(v));
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
-    if (spec.hline) hline(ctx, spec.hline, Y, panels, th);
+    for (const line of spec.lines || []) hline(ctx, line, Y, panels, th);
     cv.feLevels = spec.levels ? spec.levels(st).filter((lv) => lv.y >= spec.lo && lv.y <= spec.hi) : [];
     FE.drawLevels(ctx, cv.feLevels, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
@@ -86,7 +86,7 @@ Object.assign(FE, (() => {
       const all = se.values(st), ys = all.map((v) => (v === null || v === undefined ? v : edge(v)));
       for (const [from, to, alpha] of [[0, i, 1], [i, st.n - 1, 0.25]]) {
         ctx.globalAlpha = alpha * (se.alpha || 1); ctx.strokeStyle = se.colour; ctx.lineWidth = se.width || 2;
-        ctx.setLineDash(se.dash ? [6, 4] : []); ctx.beginPath();
+        ctx.setLineDash(dashOf(se.dash, [6, 4])); ctx.beginPath();
         let pen = false;
         for (let j = from; j <= to; j++) {
           const v = ys[j];
@@ -171,7 +171,7 @@ Object.assign(FE, (() => {
       for (const se of row) {
         const tw = ctx.measureText(se.name).width;
         x -= tw; ctx.fillStyle = th.fg; ctx.fillText(se.name, x, at);
-        x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(se.dash ? [5, 3] : []);
+        x -= 22; ctx.strokeStyle = se.colour; ctx.lineWidth = 2; ctx.setLineDash(dashOf(se.dash, [5, 3]));
         ctx.beginPath(); ctx.moveTo(x, at); ctx.lineTo(x + 18, at); ctx.stroke(); ctx.setLineDash([]);
         if (!r) left0 = x;
         x -= 14;
@@ -180,7 +180,7 @@ Object.assign(FE, (() => {
     return left0;
   }
 
-  /* A dashed level across the plot, its words just above it at the left (the AZL world's kα²). */
+  /* A dashed level across the plot, its words just above it at the left (a record's line). */
   function hline(ctx, line, Y, panels, th) {
     const y = Y(line.y), [a, b] = panels[panels.length - 1];  // the words in the whole-run panel
     ctx.strokeStyle = th.fg; ctx.lineWidth = 1.5; ctx.setLineDash([7, 4]);
@@ -192,40 +192,38 @@ Object.assign(FE, (() => {
     ctx.globalAlpha = 1; ctx.fillStyle = th.fg; ctx.fillText(line.text, a + 6, y - 3);
   }
 
-  const pct = (v) => v + " %";
-  const two = (v) => v.toFixed(2);
+  /* A curve's dash pattern: a record's own list, or the plain dash (true), or solid. */
+  const dashOf = (d, plain) => (Array.isArray(d) ? d : d ? plain : []);
 
-  /* The AZL world's charts: every method's test error (log axis) with the kα² line, the
-   * ResNet's c_F and c_G, and where its weights sit (pair purity, V's share on out₁…out₄). */
-  function azlSpecs(meta) {
-    const a = meta.azl, col = (key) => (st) => st.s[key];
-    const errs = a.methods.map((m, q) => ({name: m.name, colour: m.colour, width: q ? 1.5 : 2.5,
-      values: (st) => st.s.errs.map((e) => (e ? e[q] : null))}));
-    const t = a.threshold.toFixed(2);
-    return {
-      acc: {title: "Test error E‖out − y‖² per method", sub: "log scale; kα² = " + t +
-        " is the error of a perfect F with no G", lo: 0.1, hi: 30, log: true,
-        ticks: [0.1, 0.3, 1, 3, 10, 30], fmt: (v) => String(v), series: errs, levels: FE.limitLevels,
-        hline: {y: a.threshold, text: "kα² = " + t + ": " + a.threshold_text}},
-      align: {title: "F first, then G (3-layer ResNet)",
-        sub: "c_F = share of F learned, c_G = share of αG learned (exact projections)",
-        lo: -0.05, hi: 1.05, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "c_F", values: col("cf"), colour: C.blue},
-          {name: "c_G", values: col("cg"), colour: C.verm, dash: true}]},
-      grad: {title: "Where the ResNet's weights sit",
-        sub: "W: pair purity, share on x₁…x₂ₖ; V: share on out₁…out₄ (what G reads)",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "pair purity", values: col("purity"), colour: C.green},
-          {name: "share on x₁…x₂ₖ", values: col("rel"), colour: C.sky, dash: true},
-          {name: "V on out₁…₄", values: col("vsup"), colour: C.purple}]},
-      pairs: {title: "Neurons per pair over steps", sub: "within cos 0.9 of one of the pair's four stars",
-        range: countAxis, fmt: String,
-        series: meta.marks.filter((mk) => mk.slot !== undefined).map((mk) => ({name: mk.name,
-          colour: mk.colour, width: 1.5, values: (st) => st.s.counts.map((c) => (c ? c[mk.slot] : null))}))},
-    };
+  /* The y axis's tick words and a value's words (the accessible name, the table). */
+  const FMT = {pct: (v) => v + " %", two: (v) => v.toFixed(2), num: String};
+  const SAY = {pct: (v) => v.toFixed(1) + " %", two: (v) => v.toFixed(3),
+    num: (v) => (Number.isInteger(v) ? String(v) : String(+v.toPrecision(3)))};
+
+  /* One curve of a meta chart: its column (an element of it) × scale, per frame. */
+  function column(se) {
+    const k = se.scale || 1, one = (v) => (se.index === undefined ? v : v ? v[se.index] : null);
+    return (st) => st.s[se.col].map((v) => { const x = one(v); return x === null || x === undefined ? null : k * x; });
   }
 
-  /* 0 up to a round number above the largest per-pair count so far. */
+  /* The drawing spec of one chart the record sends (engine/frames/charts.py): curves with the
+   * Smoothing menu's faint raw copies, its axis, its levels, its note. */
+  function specOf(c, opt) {
+    const series = [];
+    for (const se of c.series) {
+      const raw = column(se), base = {colour: se.colour, dash: se.dash, width: se.width};
+      if (se.smooth && opt.smooth > 0) {
+        series.push({...base, values: raw, alpha: 0.3, width: 1});
+        series.push({...base, name: se.name, raw, values: (st) => smooth(raw(st).map((v) => (v === null ? NaN : v)), opt.smooth)});
+      } else series.push({...base, name: se.name, raw, values: raw});
+    }
+    return {key: c.key, title: c.title, sub: c.sub, lo: c.lo, hi: c.hi, ticks: c.ticks, log: c.log,
+      fmt: FMT[c.fmt] || String, say: SAY[c.fmt] || String, series, lines: c.lines,
+      levels: c.limits ? FE.limitLevels : null, range: c.counts ? countAxis : null,
+      note: c.note ? (st, i) => noteText(c.note, st, i) : null};
+  }
+
+  /* 0 up to a round number above the largest count so far. */
   function countAxis(st) {
     let most = 1;
     for (const c of st.s.counts) if (c) most = Math.max(most, ...c);
@@ -233,53 +231,23 @@ Object.assign(FE, (() => {
     return {lo: 0, hi: Math.max(most * 1.1, ticks[ticks.length - 1]), ticks};
   }
 
-  /* meta.score "mse": a regression world, whose train/test series are MSE / Var(y), unscaled. */
+  /* Every chart of the run's meta, by its canvas key, in the meta's order. */
   function seriesSpecs(opt, meta) {
-    if (meta && meta.azl) return azlSpecs(meta);
-    const mse = meta && meta.score === "mse", k = mse ? 1 : 100;
-    const scaled = (v) => (v === null || v === undefined ? NaN : k * v);
-    const accSmooth = (key) => (st) => smooth(st.s[key].map(scaled), opt.smooth);
-    const raw = (key) => (st) => st.s[key].map(scaled);
-    const acc = [];
-    if (opt.smooth > 0) {
-      acc.push({values: raw("train"), colour: C.blue, alpha: 0.3, width: 1});
-      acc.push({values: raw("test"), colour: C.verm, alpha: 0.3, width: 1, dash: true});
-    }
-    acc.push({name: "train", values: accSmooth("train"), colour: C.blue});
-    acc.push({name: "test", values: accSmooth("test"), colour: C.verm, dash: true});
-    return {
-      acc: mse ? {title: "Test MSE / Var(y) per step (lower is better)",
-        sub: "1 = no better than predicting the mean, 0 = a perfect fit", lo: 0, hi: 1.5,
-        ticks: [0, 0.5, 1, 1.5], fmt: two, series: acc}
-        : {title: "Accuracy per step", lo: 0, hi: 101, ticks: [0, 25, 50, 75, 100], fmt: pct,
-          series: acc},
-      align: meta && meta.gfl ? {title: "Coverage and shares (Algorithm 1's probes)",
-        sub: "coverage = min_j max_i |cos(w_i, D_j)|; share within cos 0.9 of a D_j; relevant share",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "coverage", values: (st) => st.s.cover, colour: C.blue},
-          {name: "share on a D_j", values: (st) => st.s.frac, colour: C.green, dash: true},
-          {name: "relevant share", values: (st) => st.s.rel, colour: C.verm}]}
-      : {title: "Neurons on a star", sub: "max cos(w_i, Σ_A M); share of neurons with |cos| > 0.9",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "max cos", values: (st) => st.s.cosmax, colour: C.blue},
-          {name: "share on a star", values: (st) => st.s.frac, colour: C.green, dash: true}]},
-      grad: {title: "Relevant share of ∂L/∂w_i",
-        sub: "‖rel‖ / (‖rel‖ + ‖bg‖): 1 = all along the patterns in A, 0 = all background",
-        lo: 0, hi: 1.02, ticks: [0, 0.25, 0.5, 0.75, 1], fmt: two,
-        series: [{name: "relevant share", values: (st) => st.s.share, colour: C.green}],
-        note: zeroNote},
-    };
+    const out = {};
+    for (const c of meta.charts || []) out[c.key] = specOf(c, opt);
+    return out;
   }
 
-  function zeroNote(st, i) {
-    const z = st.s.zero;
+  /* The note's words for the steps where its column is true: the run of them up to step i,
+   * else how many so far ("" for none). */
+  function noteText(note, st, i) {
+    const z = st.s[note.col];
     let from = -1;
     for (let j = Math.min(i, st.n - 1); j >= 1 && z[j]; j--) from = j;
-    if (from > 0) return "gradient exactly zero from step " + st.s.step[from] +
-      " to " + st.s.step[i] + " (every margin ≥ 1: the hinge loss is flat)";
+    if (from > 0) return note.run.replace("{from}", st.s.step[from]).replace("{to}", st.s.step[i]);
     let count = 0;
     for (let j = 1; j <= i; j++) if (z[j]) count++;
-    return count ? "gradient exactly zero at " + count + " of the steps so far (gaps)" : "";
+    return count ? note.some.replace("{count}", count) : "";
   }
 
   return {drawSeries, seriesSpecs};

@@ -9,23 +9,27 @@ Object.assign(FE, (() => {
   function drawMap(cv, st, i, opt, th) {
     const scale = FE.textScale();  // larger type in presentation mode
     const [ctx, w, h] = fitCanvas(cv);
+    // a canvas with no room yet (hidden, or being laid out after a theme switch or a resize)
+    // is drawn when the resize observer sees its size: a plot of negative size gave the
+    // plane's circle a negative radius (issue 37)
+    if (w < 40 || h < 40) return false;
     ctx.fillStyle = th.bg; ctx.fillRect(0, 0, w, h);
-    const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767;
-    // the AZL world's neurons have no single output weight a_i (A is k×m): cosine colours only
-    const bySign = opt.colour === "sign" && !m.azl;
+    const m = st.meta, nn = m.neurons, pos = st.pos[i], sc = st.scale[i] / 32767, mp = m.map || {};
+    // neurons without a single output weight a_i (mp.sign false): cosine colours only
+    const bySign = opt.colour === "sign" && mp.sign !== false;
     const notes = m.count_note ? [m.count_note] : [];  // the engine's rule (engine/frames)
     // room for the fan note at every step: the map must not jump when it appears
     const legendRows = legendLayout(ctx, w, bySign, [...notes, FAN_NOTE]);
     const top = 34 * scale, bottom = (12 + 18 * legendRows.length) * scale, side = 12;
-    const R = st.extent * 1.08, pw = w - 2 * side, ph = h - top - bottom;
+    // at least a few px of plot: a tall legend on a short map must not turn the scale negative
+    const R = st.extent * 1.08, pw = Math.max(8, w - 2 * side), ph = Math.max(8, h - top - bottom);
     const fanMax = Math.min(60, 0.1 * Math.min(pw, ph));  // a fan stays inside the canvas
-    const k = (Math.min(pw, ph) - 2 * fanMax) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
+    const k = Math.max(0, Math.min(pw, ph) - 2 * fanMax) / (2 * R), cx = side + pw / 2, cy = top + ph / 2;
     const X = (j) => cx + pos[2 * j] * sc * k, Y = (j) => cy - pos[2 * j + 1] * sc * k;
-    const title = (m.plane ? m.plane.title : "MDS map of the neuron weights (cosine)") +
-      " — step " + st.s.step[i];
+    const title = (mp.title || "Map of the neuron weights") + " — step " + st.s.step[i];
     ctx.fillStyle = th.fg; ctx.textBaseline = "top"; fitFont(ctx, title, "600", 15, w - 2 * side);
     ctx.fillText(title, side, 8);
-    if (m.plane) drawPlaneAxes(ctx, m.plane, cx, cy, k, side, top, pw, ph, th);
+    if (mp.axes) drawPlaneAxes(ctx, mp.axes, cx, cy, k, side, top, pw, ph, th);
     const spots = [];
     let row = nn;
     for (const mk of m.marks) {
@@ -55,11 +59,13 @@ Object.assign(FE, (() => {
     cv.feLabels = room.placed; cv.feClash = room.clash;
     const shown = fan.moved ? [...notes, FAN_NOTE] : notes;
     drawMapLegend(ctx, h, bySign, th, legendLayout(ctx, w, bySign, shown));
+    cv.feNotes = shown;  // the legend's notes (the map's accessible description reads them)
+    return true;
   }
 
   /* The relevant plane's axes through the centre, their names, and the unit circle: a neuron's
    * distance from the centre is its relevant share, 1 on the circle (all weight in the plane). */
-  function drawPlaneAxes(ctx, plane, cx, cy, k, side, top, pw, ph, th) {
+  function drawPlaneAxes(ctx, axes, cx, cy, k, side, top, pw, ph, th) {
     ctx.strokeStyle = th.grid; ctx.lineWidth = 1; ctx.beginPath();
     ctx.moveTo(side, cy); ctx.lineTo(side + pw, cy); ctx.moveTo(cx, top); ctx.lineTo(cx, top + ph);
     ctx.stroke();
@@ -67,8 +73,8 @@ Object.assign(FE, (() => {
     ctx.setLineDash([]);
     ctx.fillStyle = th.muted; ctx.font = F("", 12);
     // below the axis and clear of the +u₁ star (a 12 px marker) at its right end
-    ctx.textAlign = "right"; ctx.textBaseline = "top"; ctx.fillText(plane.x, side + pw, cy + 16);
-    ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.fillText(plane.y, cx + 4, top);
+    ctx.textAlign = "right"; ctx.textBaseline = "top"; ctx.fillText(axes.x, side + pw, cy + 16);
+    ctx.textAlign = "left"; ctx.textBaseline = "top"; ctx.fillText(axes.y, cx + 4, top);
   }
 
   function drawNeurons(ctx, xy, st, i, bySign) {

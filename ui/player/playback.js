@@ -1,4 +1,5 @@
-/* The player: controls, the browser's own frame clock, keyboard shortcuts (needs FE). */
+/* The player: the browser's own frame clock, keyboard shortcuts (needs FE); layout.js builds its
+ * parts, speak.js makes them speak. */
 const VIEW_DELAY_MS = 400;  // quiet time before the shown step and options go to the server
 const NARR_LINES = 4, NARR_PX = 20;  // presentation mode's narration box: lines, type size
 class FEPlayer {
@@ -12,50 +13,6 @@ class FEPlayer {
     this.resize.observe(this.root);
     FEPlayer.active = this;
     FEPlayer.keys();
-  }
-
-  build(root) {
-    const E = FE.el, r = (this.root = E("div", "fe-player"));
-    const bar = E("div", "fe-bar");
-    this.btn = {};
-    for (const [act, text, tip] of [["reset", "Reset", "back to step 0 (R)"], ["back", "◀ Back", "one step back (←)"],
-      ["play", "▶ Play", "play / pause (space)"], ["step", "Step ▶", "one step forward (→)"]]) {
-      const b = E("button", "fe-btn fe-" + act, text);
-      b.title = tip; b.type = "button"; b.onclick = () => this.act(act);
-      bar.appendChild(b); this.btn[act] = b;
-    }
-    this.scrub = E("input", "fe-scrub"); this.scrub.type = "range"; this.scrub.min = 0; this.scrub.value = 0;
-    this.scrub.setAttribute("aria-label", "shown step");
-    this.scrub.oninput = () => { this.pause(); this.seek(+this.scrub.value); };
-    this.scrub.onchange = () => this.sendView();
-    this.label = E("span", "fe-label", "step 0 / 0");
-    bar.append(this.scrub, this.label);
-    this.speed = this.select(bar, "Speed", FE.SPEEDS.map((s) => [s, s + " steps/s"]), "speed");
-    this.colour = this.select(bar, "Colour", [["cosine", "cosine"], ["sign", "sign of a_i"]], "colour");
-    this.smoothSel = this.select(bar, "Smoothing", [[0, "off"], [0.6, "0.6"], [0.9, "0.9"]], "smooth");
-    this.status = E("div", "fe-status");
-    const grid = E("div", "fe-grid"), side = E("div", "fe-side");
-    this.cv = {map: E("canvas", "fe-cv fe-map"), acc: E("canvas", "fe-cv fe-acc"),
-      align: E("canvas", "fe-cv fe-align"), grad: E("canvas", "fe-cv fe-grad"),
-      pairs: E("canvas", "fe-cv fe-pairs")};
-    this.cv.map.setAttribute("aria-label", "MDS map of the neuron weights");
-    this.cv.pairs.setAttribute("aria-label", "neurons per pair over steps");
-    side.append(this.cv.acc, this.cv.align, this.cv.grad, this.cv.pairs);
-    grid.append(this.cv.map, side);
-    this.narr = E("div", "fe-narr");
-    r.append(bar, this.status, grid, this.narr);
-    root.appendChild(r);
-  }
-
-  select(bar, title, items, key) {
-    const lab = FE.el("label", "fe-sel", title + " "), s = FE.el("select", "fe-" + key);
-    for (const [v, t] of items) { const o = FE.el("option", null, t); o.value = v; s.appendChild(o); }
-    s.onchange = () => {
-      this.opt[key] = key === "colour" ? s.value : +s.value;
-      this.draw(); this.sendView();
-    };
-    lab.appendChild(s); bar.appendChild(lab);
-    return s;
   }
 
   setOptions(o) {
@@ -106,8 +63,7 @@ class FEPlayer {
   setStore(store, startAt) {
     this.pause(false); this.store = store; this.cur = 0; this.wantStep = startAt || 0;
     this.root.dataset.run = store.run;
-    this.colour.parentElement.style.display = store.meta.azl ? "none" : "";  // no a_i to colour by
-    this.root.classList.toggle("fe-azl", !!store.meta.azl);  // its per-pair chart beside the map
+    this.setCharts(store.meta);  // the record's charts, each with its canvas and table
     this.update();
   }
 
@@ -122,7 +78,7 @@ class FEPlayer {
     if (this.wantStep && st.n && (st.n > this.wantStep || over)) {
       this.seek(Math.min(this.wantStep, st.n - 1)); this.wantStep = 0;
     }
-    if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); }
+    if (this.waitStep && st.n - 1 > this.cur) { this.waitStep = false; this.seek(this.cur + 1); this.announce(true); }
     if (this.waitStep && over) this.waitStep = false;
     this.draw();
   }
@@ -137,15 +93,16 @@ class FEPlayer {
 
   act(a) {
     if (a === "play") return this.playing ? this.pause() : this.play();
-    if (a === "reset") { this.pause(); this.seek(0); return this.sendView(); }
-    if (a === "back") { this.pause(); this.seek(Math.max(0, this.cur - 1)); return this.sendView(); }
+    if (a === "reset") { this.pause(); this.seek(0); this.announce(true); return this.sendView(); }
+    if (a === "last") { this.pause(); this.seek(Math.max(0, this.store.n - 1)); this.announce(true); return this.sendView(); }
+    if (a === "back") { this.pause(); this.seek(Math.max(0, this.cur - 1)); this.announce(true); return this.sendView(); }
     if (a === "step") { this.pause(); return this.forward(); }
   }
 
   forward() {
     const st = this.store;
     if (!st) return;
-    if (this.cur < st.n - 1) { this.seek(this.cur + 1); this.sendView(); }
+    if (this.cur < st.n - 1) { this.seek(this.cur + 1); this.announce(true); this.sendView(); }
     else if (!st.done) { this.waitStep = true; this.want(st.n + 1); }
   }
 
@@ -154,7 +111,7 @@ class FEPlayer {
     if (!st || st.error && this.cur >= st.n - 1) return;
     if (st.done && this.cur >= st.n - 1) this.seek(0);
     this.playing = true; this.last = performance.now(); this.acc = 0;
-    this.btn.play.textContent = "❚❚ Pause"; this.root.dataset.playing = "1";
+    this.showPlaying(true);
     this.wanted = 0; this.ahead();
     requestAnimationFrame((t) => this.tick(t));
   }
@@ -174,7 +131,8 @@ class FEPlayer {
 
   pause(tell = true) {
     const was = this.playing;
-    this.playing = false; this.btn.play.textContent = "▶ Play"; this.root.dataset.playing = "0";
+    this.playing = false; this.showPlaying(false);
+    if (was) this.announce(true);
     if (was && tell) { if (this.store && !this.store.done) this.want(this.store.n); this.sendView(); }
   }
 
@@ -228,14 +186,11 @@ class FEPlayer {
     this.sig = sig;
     const t0 = performance.now();
     FE.setScale(this.opt.present ? 1.35 : 1);
-    FE.drawMap(this.cv.map, st, i, this.opt, th);
+    if (FE.drawMap(this.cv.map, st, i, this.opt, th)) this.describe("map", null, st, i);
     const specs = FE.seriesSpecs(this.opt, st.meta);
-    for (const k of ["acc", "align", "grad", "pairs"]) {
-      const shown = k === "acc" || !!st.meta.azl || (k !== "pairs" &&
-        (st.meta.gfl ? k === "align" : st.meta.truth));
-      this.cv[k].style.display = shown ? "" : "none";
-      if (!shown) continue;
+    for (const k in specs) {
       FE.drawSeries(this.cv[k], st, i, specs[k], th);
+      this.describe(k, specs[k], st, i);
     }
     const T = st.meta.T, step = st.s.step[i];
     this.label.textContent = "step " + step + " / " + T;
@@ -247,6 +202,8 @@ class FEPlayer {
     if (narrKey !== this.narrKey) {  // the text or its box changed: set it and fit its type
       this.narrKey = narrKey; this.narr.innerHTML = st.text[i]; this.fitNarration();
     }
+    this.scrub.setAttribute("aria-valuetext", "step " + step + " of " + T);
+    this.announce(!this.playing);
     this.draws++; this.root.dataset.draws = this.draws; this.root.dataset.made = FEPlayer.made;
     this.root.dataset.drawMs = (performance.now() - t0).toFixed(1);
     this.root.dataset.drawT = performance.now();
@@ -285,5 +242,6 @@ class FEPlayer {
       || ["slider", "listbox", "option", "radio", "menuitem", "tab"].includes(role));
   }
 }
-const KEYS = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset"};
+const KEYS = {" ": "play", ArrowRight: "step", ArrowLeft: "back", r: "reset", R: "reset",
+  Home: "reset", End: "last"};
 const NOT_TEXT = ["range", "checkbox", "radio", "button", "submit", "reset", "color"];

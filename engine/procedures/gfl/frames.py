@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...frames import charts
 from ...frames.base import Maker
 from ...report import clean
 from .narrate import gfl_text
@@ -61,9 +62,15 @@ class GFLFrames(Maker):
         """Neurons within cos 0.9 of each direction's stars (the probes' rule)."""
         return [int(c) for c in layer_probes(self._w, self.dirs)["nice"]]
 
-    def meta(self, first) -> dict:
-        return {**super().meta(first), "gfl": True,
-                "plane": PLANE if self.basis is not None else None}
+    def map_spec(self) -> dict:
+        """A subspace world's map is its relevant plane, with the plane's axes."""
+        if self.basis is None:
+            return charts.map_spec()
+        return charts.map_spec(PLANE["title"], {"x": PLANE["x"], "y": PLANE["y"]})
+
+    def charts(self, marks: list[dict]) -> list[dict]:
+        """The score and Algorithm 1's probes."""
+        return [super().charts(marks)[0], charts.coverage_chart()]
 
     def narrate(self, i: int) -> str:
         return gfl_text(self.run.history[i])

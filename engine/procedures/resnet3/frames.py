@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...frames import charts
 from ...frames.base import Maker, extra
+from ...frames.charts import BLUE, DASHES, GREEN, PURPLE, SKY, VERM, chart, count_chart, series
 from ...frames.frame import rounded
 from ...frames.limits import Curve
 from ...report import clean
@@ -64,12 +66,15 @@ class AZLFrames(Maker):
         return [Curve(m, self.run.labels[m], COLORS[m], q, runs[m])
                 for q, m in enumerate(runs) if m in FIXED]
 
-    def meta(self, first) -> dict:
-        cfg = self.run.world.cfg
-        azl = {"threshold": cfg.threshold, "threshold_text": THRESHOLD_TEXT,
-               "methods": [{"name": name, "colour": COLORS[m]}
-                           for m, name in self.run.labels.items()]}
-        return {**super().meta(first), "score": "azl", "azl": azl}
+    def map_spec(self) -> dict:
+        """The ResNet's first layer: no single output weight a_i to colour by (A is k×m)."""
+        return charts.map_spec(sign=False)
+
+    def charts(self, marks: list[dict]) -> list[dict]:
+        """Every method's test error with the kα² line, c_F and c_G, where the weights sit, the
+        neurons per pair (charts.azl_charts)."""
+        return azl_charts(self.run.world.cfg.threshold, THRESHOLD_TEXT,
+                          [(name, COLORS[m]) for m, name in self.run.labels.items()], marks)
 
     def count_note(self, marks: list[dict]) -> str:
         return COUNT_NOTE
@@ -84,6 +89,32 @@ class AZLFrames(Maker):
 
     def step_sizes(self) -> dict:
         return {"note": self.run.step_sizes_note, "rows": clean(self.run.step_sizes())}
+
+
+def azl_charts(threshold: float, threshold_text: str, methods: list[tuple[str, str]],
+               marks: list[dict]) -> list[dict]:
+    """Its charts: every method's test error (log axis) with the kα² line, the
+    ResNet's c_F and c_G, where its weights sit, and the neurons per pair."""
+    t = f"{threshold:.2f}"
+    errs = [series(name, "errs", colour, index=q, width=1.5 if q else 2.5, dash=DASHES[q % 8])
+            for q, (name, colour) in enumerate(methods)]
+    return [
+        chart("acc", "Test error E‖out − y‖² per method",
+              f"log scale; kα² = {t} is the error of a perfect F with no G", errs, lo=0.1, hi=30,
+              log=True, ticks=(0.1, 0.3, 1, 3, 10, 30), fmt="num", limits=True,
+              lines=[{"y": threshold, "text": f"kα² = {t}: {threshold_text}"}], height=230),
+        chart("align", "F first, then G (3-layer ResNet)",
+              "c_F = share of F learned, c_G = share of αG learned (exact projections)",
+              [series("c_F", "cf", BLUE), series("c_G", "cg", VERM, dash=True)],
+              lo=-0.05, hi=1.05),
+        chart("grad", "Where the ResNet's weights sit",
+              "W: pair purity, share on x₁…x₂ₖ; V: share on out₁…out₄ (what G reads)",
+              [series("pair purity", "purity", GREEN),
+               series("share on x₁…x₂ₖ", "rel", SKY, dash=True),
+               series("V on out₁…₄", "vsup", PURPLE, dash=DASHES[2])]),
+        count_chart(marks, "Neurons per pair over steps",
+                    "within cos 0.9 of one of the pair's four stars", height=260),
+    ]
 
 
 # registered into engine.frames.MAKERS under the record's `frame` name (engine/frames/stream.py)
