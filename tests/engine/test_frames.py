@@ -164,7 +164,8 @@ def test_the_meta_sends_the_charts_the_player_draws(played: dict) -> None:
         assert set(meta["map"]) == {"title", "axes", "sign"}, name
         keys[name] = [c["key"] for c in meta["charts"]]
         for chart in meta["charts"]:  # never colour alone: each curve its own dash pattern
-            dashes = {str({True: [6, 4], False: []}.get(se["dash"], se["dash"]))
+            dashes = {str(se["dash"] if isinstance(se["dash"], list)
+                          else {True: [6, 4], False: []}[se["dash"]])
                       for se in chart["series"]}  # true: the player's plain dash, [6, 4]
             assert len(dashes) == len(chart["series"]), chart
             for se in chart["series"]:
