@@ -8,15 +8,17 @@ import json
 import streamlit as st
 
 from engine import exports
-from engine.config import ConfigError, summary_line
+from engine.config import ConfigError
 from engine.echo import markdown_plain
 from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
+from engine.procedures import source_of
 from engine.report import cell
 from ui import compare_view as cv
 from ui import controls, limits_view
 from ui.azl_figures import live_panel
+from ui.explore_text import header
 from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
@@ -39,7 +41,7 @@ controls.sidebar(state)
 
 st.title("Compare: learned features vs fixed features")
 PROC = cv.procedure(state)  # its methods, labels, table and words (engine/procedures)
-st.caption(f"{PROC.table.intro} Source: {PROC.source.citation}.")
+st.caption(f"{PROC.table.intro} Source: {source_of(state.cfg).citation}.")
 show_url_warnings(state)
 
 
@@ -47,8 +49,7 @@ def setting_row() -> None:
     """The current setting (changed in the sidebar, shared with Explore)."""
     preset, named = cv.paper_preset(state), cv.named_preset(state)
     tag = f" · preset **{named.name}**" if named else ""
-    st.markdown(f"**Setting: {summary_line(state.cfg)}** · n={state.cfg.n:,} · "
-                f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
+    st.markdown(f"Setting: {header(state.cfg)}{tag}")
     if preset is not None:
         paper_numbers(preset)
     elif state.preset is None and PROC.table.claims_note:  # a source with numbers to show

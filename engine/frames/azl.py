@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..report import clean
 from .base import Maker, extra
 from .frame import rounded
 from .limits import Curve
@@ -80,6 +79,3 @@ class AZLFrames(Maker):
 
     def probes(self) -> str:
         return PROBES
-
-    def step_sizes(self) -> dict:
-        return {"note": self.run.step_sizes_note, "rows": clean(self.run.step_sizes())}

@@ -11,7 +11,7 @@ from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
 from ..report import build_report, clean
 from .frame import Frame, rounded
-from .procedure import credit
+from .procedure import credit, record
 
 MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
 
@@ -142,22 +142,31 @@ class Maker:
         return {**head, "preset": None, "methods": None, "history": None, "timing": None}
 
     def probes(self) -> str:
-        """What is measured every step, and on which samples."""
+        """What is measured every step, and on which samples (the loss the record declares)."""
         cfg = self.world.cfg
         n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
-        return (f"Measured after every step: train and test accuracy and hinge loss on fixed "
-                f"samples of {n_tr:,} training and {n_te:,} test points (drawn once from the "
-                f"seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, 2 and "
-                f"T); {self.cosine_words()}, and the MDS map (classical MDS on cosine "
-                "distance, rotated onto the previous frame so points do not jump).")
+        return (f"Measured after every step: train and test accuracy and the "
+                f"{record(cfg).loss} on fixed samples of {n_tr:,} training and {n_te:,} test "
+                f"points (drawn once from the seed; the whole sets of {cfg.n:,} and "
+                f"{cfg.n_test:,} at steps 0, 1, 2 and T); {self.cosine_words()}, and the MDS map "
+                "(classical MDS on cosine distance, rotated onto the previous frame so points "
+                "do not jump).")
 
     def cosine_words(self) -> str:
-        """What the colour cosines and the gradient probe measure (the paper's Σ_A M)."""
-        return (f"the cosine of every one of the {2 * self.world.cfg.m} neurons with Σ_A M, the "
-                "relevant/background split of the loss gradient (root mean square over neurons)")
+        """What the colour cosines measure (Σ_A M), and the gradient split where the procedure
+        shows it (its glossary defines the relevant share)."""
+        proc = record(self.world.cfg)
+        words = (f"the cosine of every one of the {proc.neurons(self.world.cfg.m):,} neurons "
+                 "with Σ_A M")
+        if "relevant share" in dict(proc.glossary):
+            words += ", the relevant/background split of the loss gradient (root mean square "\
+                     "over neurons)"
+        return words
 
-    def step_sizes(self) -> dict:
-        """The step-size table: its note and rows (the schedule's, for the engine's Run)."""
-        return {"note": "What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
-                        "the classifier stage's rule); the same numbers are in the JSON report.",
-                "rows": clean(self.world.schedule.rows())}
+    def step_sizes(self) -> dict | None:
+        """The step-size table the procedure declares (its note and rows), or None: none."""
+        table = record(self.world.cfg).step_table
+        if table is None:
+            return None
+        out = table(self.run, self.world)
+        return {"note": out["note"], "rows": clean(out["rows"])}

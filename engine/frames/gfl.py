@@ -6,13 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..gfl.probes import layer_probes, plane_basis, plane_map
-from ..report import clean
 from .base import Maker
 from .narrate import gfl_text
 
-STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's calibration "
-             "rule, then the classifier stage's rule. A value that a step sets (η⁽¹⁾, SGD's L) "
-             "shows once that step is taken.")
 PLANE = {"title": "Map in the relevant plane span(u₁, u₂): neuron directions projected",
          "x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
 
@@ -80,6 +76,3 @@ class GFLFrames(Maker):
                 "is how many) and the relevant share (median share of a neuron's weight in the "
                 "span of the D_j); the MDS map (classical MDS on cosine distance, rotated onto "
                 "the previous frame), or the relevant plane for a subspace world.")
-
-    def step_sizes(self) -> dict:
-        return {"note": STEP_NOTE, "rows": clean(self.run.step_sizes())}

@@ -33,8 +33,15 @@ def _aligned(snap) -> str:
             f"star ({plus} on +Σ_A M, {minus} on −Σ_A M); max cos {snap.cos_max:.2f}")
 
 
-def narrate(history: list, i: int, truth: bool = True) -> str:
-    """What the charts show at history index i, with the numbers of that snapshot."""
+def plain(snap, truth: bool) -> str:
+    """A procedure without its own story: the step, its stage and its numbers, nothing else."""
+    where = f"; {_aligned(snap)}" if truth else ""
+    return f"**Step {snap.step}** ({snap.stage}): {score_text(snap)}{where}."
+
+
+def narrate(history: list, i: int, truth: bool = True, source: str = "") -> str:
+    """The shi2022 procedure's stages in words at history index i, with the numbers of that
+    snapshot; `source`: whose theory the run illustrates (the credit's citation)."""
     snap = history[i]
     acc = score_text(snap)
     if "coverage" in extra(snap):
@@ -49,8 +56,10 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
         text = f"**After step 1** (one large step on the whole training set): {where}. "
         if snap.frac_aligned < 0.5:
             text += "Most neurons are still in the cloud: their random start still dominates."
+        elif snap.frac_aligned >= 1:
+            text += f"One step already put every one of the {len(snap.cos)} neurons on a star."
         else:
-            text += "One step already put most neurons on a star."
+            text += f"One step already put {_pct(snap.frac_aligned)} of the neurons on a star."
         return text + f" {acc}."
     if snap.stage == "step 2":
         before = history[i - 1] if i > 0 else snap
@@ -58,7 +67,8 @@ def narrate(history: list, i: int, truth: bool = True) -> str:
         text = f"**After step 2:** {where}"
         text += (f", up from {_pct(before.frac_aligned)} after step 1. " if gain > 0.005
                  else ". ")
-        return text + (f"{acc}. These are the features the paper proves the network learns "
+        whose = f"{source}'s theory" if source else "the theory"
+        return text + (f"{acc}. These are the features {whose} says the network learns "
                        "(fixed features such as the NTK do not).")
     text = f"**Classifier stage, step {snap.step}** (t > 2): {acc}; {where}."
     text += _drift(history, snap)
@@ -88,8 +98,8 @@ def _drift(history: list, snap) -> str:
     return (f" After step 2, {_pct(after2.frac_aligned)} were on a star. Both layers keep "
             f"training in this stage: the {int(left.sum())} neurons that left have a median "
             f"output weight |a| of {a_left:.3g}, against {a_stay:.3g} for the "
-            f"{int(stayed.sum())} that stayed, {verdict}. The paper's Fig. 2 shows steps 0-2 "
-            "only; its theory has the first layer barely move after step 2.")
+            f"{int(stayed.sum())} that stayed, {verdict}. The theory has the first layer barely "
+            "move after step 2.")
 
 
 def _kept(after2, snap) -> str:
@@ -102,8 +112,8 @@ def _kept(after2, snap) -> str:
     now = float(np.median(np.abs(np.asarray(snap.cos))[was]))
     return (f" Of the {int(was.sum())} neurons on a star after step 2, {still} still are (their "
             f"median |cos| with Σ_A M: {before:.3f} then, {now:.3f} now): the features learned "
-            "in steps 1-2 stay while the output layer trains, as in the paper's theory, where "
-            "the first layer barely moves after step 2.")
+            "in steps 1-2 stay while the output layer trains, as in the theory, where the first "
+            "layer barely moves after step 2.")
 
 
 def gfl_text(snap) -> str:

@@ -111,7 +111,7 @@ TABLE = CompareTable(
     headlines=(("ResNet − 2-layer", "resnet3", "two_layer"), ("ResNet − 3-layer FC", "resnet3",
                                                                "fc3"),
                ("ResNet − NTK", "resnet3", "ntk")),
-    footer=footer)
+    footer=footer, groups=(), bands=())
 KALPHA = Line(threshold, "kα²: above this line G is not learned at all")
 CHARTS = (
     Chart("error", "Test error against kα²", ("test_err",), "test error E‖out − y‖²", log=True,
@@ -139,4 +139,9 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header, reads=("m", "T", "batch"))  # engine.azl.world.ENGINE_NAMES
+    header=header, reads=("m", "T", "batch"),
+    loss="mean squared error ½‖out − y‖² with weight decay",
+    step_rule=lambda cfg: f"SGD with momentum {cfg.azl_momentum:g}, step sizes ×0.1 from epoch "
+                          f"{cfg.azl_drop_epoch}",
+    step_table=lambda run, world: {"note": run.step_sizes_note, "rows": run.step_sizes()},
+    stages=(("SGD", "1–T"),), schedule=False)  # engine.azl.world.ENGINE_NAMES
