@@ -17,7 +17,7 @@ from engine.procedures import source_of
 from engine.report import cell
 from ui import compare_view as cv
 from ui import controls, limits_view
-from ui.azl_figures import live_panel
+from ui.compare_charts import charts_panel
 from ui.explore_text import header
 from ui.figures import accuracy_figure
 from ui.router import ensure_router
@@ -182,11 +182,12 @@ def live() -> None:
             st.session_state[LIMITS_SHOWN] = id(stream)
             st.rerun()  # the last limit is in: redraw the table and stop the timer
     if meta is not None and meta["own_panel"]:
-        live_panel(stream, stream.cfg)
+        charts_panel(stream)
     elif meta is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
         fig = limits_view.add_lines(accuracy_figure(stream.rows(), stream.T,
-                                                    smoothing=smoothing), limits, stream.T)
+                                                    smoothing=smoothing, proc=PROC),
+                                    limits, stream.T)
         st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
         if limits and not limits_pending():
             st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "

@@ -6,13 +6,13 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-import streamlit as st
 
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
 from engine.procedures import RECORDS
+from engine.procedures.resnet3 import weights_line
 from ui.figures import MARGIN
 
-__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure", "live_panel",
+__all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure",
            "projection_figure", "threshold_line", "weights_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
@@ -69,41 +69,3 @@ def projection_figure(history: dict, methods=("resnet3", "two_layer"),
                       yaxis_title="fraction learned", yaxis_range=[-0.1, 1.05],
                       title="c_F = share of F learned, c_G = share of αG learned")
     return fig
-
-
-def _two(value) -> str:
-    """A probe to two decimals; '—' where the row has none (the report's rows hold None, not
-    NaN, for a probe a step did not measure)."""
-    return "—" if value is None or value != value else f"{value:.2f}"
-
-
-def weights_line(extra: dict, k: int) -> str:
-    """Where the weights sit: pair purity and relevant share of W's rows, V's support share."""
-    text = (f"First layer: pair purity {_two(extra.get('pair_purity'))} (the largest of {k} "
-            f"pair shares: about 0.18 for random rows at k = 8, 1 on a pair star), "
-            f"share on x₁…x₂ₖ {_two(extra.get('relevant_share'))} "
-            f"({2 * k}/30 at random)")
-    v = extra.get("v_support")
-    if v is not None and v == v:  # NaN: no second block
-        text += f"; V's share on out₁…out₄ (what G reads) {v:.2f} (4/{k} at random)"
-    return text + "."
-
-
-def live_panel(stream, cfg) -> None:
-    """Compare's charts for a procedure that narrates its runs (the record's own panel): test
-    error with its chart's reference line (kα²), c_F / c_G, the lead method's words; all read
-    from the comparison stream (engine/frames/compare.py), never from the runs."""
-    charts = stream.meta()["charts"]
-    threshold = next(line["value"] for chart in charts for line in chart["lines"])
-    history = {AZL_NAMES.get(m, m): rows for m, rows in stream.rows().items()}
-    st.plotly_chart(error_figure(history, threshold), key="azl_error",
-                    config={"displaylogo": False})
-    st.plotly_chart(projection_figure(history, tuple(history)), key="azl_projection",
-                    config={"displaylogo": False})
-    told = stream.narration()  # (lead method, its words on the last step)
-    if told is not None:
-        st.markdown(told[1])
-        st.caption(weights_line(history[told[0]][-1], cfg.k))
-    st.caption("Methods of the resnet3 procedure: the 3-layer ResNet, the 3-layer FC net, the "
-               "2-layer net, its NTK and the last layer on fixed random features (the conjugate "
-               "kernel), from one shared initialisation on the same batches (docs/azl.md).")

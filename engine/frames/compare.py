@@ -125,9 +125,12 @@ class CompareStream:
         if proc.narrate is None or shown is None:
             return None
         names = {proc.aliases.get(m, m): m for m in shown.runs}
+        if not names:
+            return None
         lead = proc.lead if proc.lead in names else next(iter(names))
         last = shown.runs[names[lead]].history[-1]
-        return lead, proc.narrate(last.extra, last.step, shown.cfg, proc.labels().get(lead, lead))
+        extra = getattr(last, "extra", None) or {}
+        return lead, proc.narrate(extra, last.step, shown.cfg, proc.labels().get(lead, lead))
 
     def timing(self) -> dict:
         """Seconds since the stream began and the first seed's setup."""
