@@ -190,6 +190,11 @@ def history_csv(runs: dict) -> str:
     return rows_csv([{"method": m, **row} for m, r in runs.items() for row in history_rows(r)])
 
 
+def credited(text: str, credit: str) -> str:
+    """A CSV led by one comment line naming whose run it is (read it with comment="#")."""
+    return f"# source: {credit}\n{text}"
+
+
 def rows_csv(rows: list[dict]) -> str:
     """Rows as CSV, the columns in order of first appearance."""
     keys: list[str] = []

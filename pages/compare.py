@@ -14,7 +14,7 @@ from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
 from engine.procedures import source_of
-from engine.report import cell
+from engine.report import cell, credited
 from ui import compare_view as cv
 from ui import controls, limits_view
 from ui.compare_charts import charts_panel
@@ -107,8 +107,10 @@ def downloads(state, report: dict) -> None:
         st.caption(f"No download on this server: {markdown_plain(str(err))}")
         return
     d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Curves (CSV)", stream.csv, "compare_history.csv",
-                       "text/csv", icon=":material/download:", key="compare_csv")
+    credit = source_of(stream.cfg).credit()
+    d1.download_button("Curves (CSV)", lambda: credited(stream.csv(), credit),
+                       "compare_history.csv", "text/csv", icon=":material/download:",
+                       key="compare_csv")
     d2.download_button("Report (JSON)", lambda: json.dumps(report, indent=1),
                        "compare_report.json", "application/json", icon=":material/download:",
                        key="compare_json")

@@ -156,8 +156,10 @@ def frame(shot: Shot, meta: dict, extent: float, every: int = 1) -> Image.Image:
 
 
 def _furniture(d: ImageDraw.ImageDraw, step: int, meta: dict, every: int, moved: int) -> None:
-    """The step number, the map's name, and the notes under the map."""
+    """The step number, the credit, the map's name, and the notes under the map."""
     d.text((PAD, 10), f"step {step} / {meta['T']}", fill=INK, font=font(22))
+    if meta.get("credit"):  # whose run it is (the record's source, with the world's)
+        d.text((PAD, 38), meta["credit"], fill=MUTED, font=font(12))
     name = "neuron directions, relevant plane" if meta.get("plane") else \
         "neuron weights, MDS map"
     d.text((SIZE - PAD, 8), name, fill=MUTED, font=font(14), anchor="ra")
@@ -180,7 +182,7 @@ def export_gif(state: AppState) -> bytes:
     """An animated GIF of the map, one frame per shown step (every step up to
     GIF_MAX_FRAMES), written frame by frame; ResourceError (one line) over the guard's limit."""
     picked = exports.gif_frames(len(state.explore.stream))
-    meta = playback.meta(state, "gif")
+    meta = {**playback.meta(state, "gif"), "credit": state.explore.stream.meta()["source"]}
     exports.check("map GIF", "m", state.explore.run_cfg.m,
                   exports.gif_mb(len(picked), meta["points"]))
     taken = shots(state, meta, picked)
