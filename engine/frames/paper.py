@@ -45,8 +45,10 @@ class PaperFrames(Maker):
         n = f"{record(self.world.cfg).neurons(self.world.cfg.m):,}"
         if self.groups is not None:
             names = ", ".join(name for name, _, _ in self.groups)
-            return (f"the largest |cosine| of every one of the {n} neurons with the centres "
-                    f"{names} (each centre's count: the neurons with cosine > {ALIGNED:g} with it)")
+            return (f"the largest |cosine| of every one of the {n} neurons with the data's "
+                    f"centres {names} (this data has no single planted Σ_A M, so there is no "
+                    "relevant/background split of the gradient; each centre's count: the "
+                    f"neurons with cosine > {ALIGNED:g} with it)")
         return (f"the largest |cosine| of every one of the {n} neurons with "
                 "the data's centres (class means or mixture centres: this data has no single "
                 "planted Σ_A M, so there is no relevant/background split of the gradient)")
