@@ -8,6 +8,7 @@ import numpy as np
 from .base import Maker, extra
 from .frame import rounded
 from .limits import Curve
+from .procedure import record
 
 # one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
 COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
@@ -78,4 +79,4 @@ class AZLFrames(Maker):
         return f"**{head[:1].upper()}{head[1:]}:** {rest}"
 
     def probes(self) -> str:
-        return PROBES
+        return f"{PROBES} Every method minimises the {record(self.world.cfg).loss}."
