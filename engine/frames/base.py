@@ -37,7 +37,9 @@ def scores(snap) -> tuple[float, float]:
 def zero_gradient(snap) -> bool:
     """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
     only: the GFL procedure's and the AZL world's snapshots carry their own probes instead)."""
-    own = "coverage" in extra(snap) or "c_G" in extra(snap)  # a procedure's own probes
+    # a procedure's own snapshot (a ScenarioSnapshot, with `extra`): an empty gradient there
+    # means "not measured", never "zero"
+    own = hasattr(snap, "extra")
     return bool(snap.step > 0 and not snap.grad and not own)
 
 
