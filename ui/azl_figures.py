@@ -9,11 +9,10 @@ import plotly.graph_objects as go
 
 from engine.frames.azl import COLORS, THRESHOLD_TEXT
 from engine.procedures import RECORDS
-from engine.procedures.resnet3 import weights_line
 from ui.figures import MARGIN
 
 __all__ = ["COLORS", "THRESHOLD_TEXT", "error_figure",
-           "projection_figure", "threshold_line", "weights_line"]
+           "projection_figure", "threshold_line"]
 # the engine method names Compare may train the AZL world's methods under (the others are the
 # AZL method's own name)
 AZL_NAMES = RECORDS["resnet3"].aliases

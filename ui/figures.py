@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.frames.base import MSE_KEY
 from engine.methods import BY_NAME, LABELS
 from engine.procedures import RECORDS
+from engine.procedures.words import MSE_KEY
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a

@@ -9,38 +9,10 @@ import numpy as np
 
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
+from ..procedures.words import extra, regression, scores, zero_gradient
 from ..report import build_report, clean
 from .frame import Frame, rounded
 from .procedure import credit, record
-
-MSE_KEY = "test_mse_ratio"  # a regression world's test number (engine/gfl), in Snapshot.extra
-
-
-def extra(snap) -> dict:
-    """The snapshot's procedure numbers (the engine's own Snapshot has none)."""
-    return getattr(snap, "extra", None) or {}
-
-
-def regression(snap) -> bool:
-    """Whether the run reports test MSE / Var(y) instead of an accuracy."""
-    return MSE_KEY in extra(snap)
-
-
-def scores(snap) -> tuple[float, float]:
-    """(train, test) of the chart: accuracy, or MSE / Var(y) for a regression world."""
-    if regression(snap):
-        e = extra(snap)
-        return float(e.get("train_mse_ratio", math.nan)), float(e[MSE_KEY])
-    return float(snap.train_acc), float(snap.test_acc)
-
-
-def zero_gradient(snap) -> bool:
-    """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
-    only: the GFL procedure's and the AZL world's snapshots carry their own probes instead)."""
-    # a procedure's own snapshot (a ScenarioSnapshot, with `extra`): an empty gradient there
-    # means "not measured", never "zero"
-    own = hasattr(snap, "extra")
-    return bool(snap.step > 0 and not snap.grad and not own)
 
 
 def grad_share(grad: dict) -> float | None:

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from ..config import Config
 from ..limits import background
 from ..procedures import procedure_of, source_of
+from ..procedures.words import MSE_KEY
 from ..report import build_report, clean, rows_csv
 from ..run import DivergenceError
 from ..seeds import SeedSeries
-from .base import MSE_KEY
 
 
 class CompareStream:

@@ -88,4 +88,5 @@ class PaperFrames(Maker):
         story = record(self.world.cfg).story
         if story is None:
             return plain(self.run.history[i], self.truth)
-        return story(self.run.history, i, source_of(self.world.cfg).citation, self.truth)
+        source = source_of(self.world.cfg)
+        return story(self.run.history, i, source.short or source.citation, self.truth)

@@ -35,7 +35,7 @@ def test_charts_show_the_runs_and_the_threshold():
 
 def test_weights_line_reads_the_probes():
     """Pair purity, relevant share and V's support share as the snapshot has them."""
-    from ui.azl_figures import weights_line
+    from engine.procedures.resnet3 import weights_line
 
     text = weights_line({"pair_purity": 0.69, "relevant_share": 0.9, "v_support": 0.81}, 8)
     assert "pair purity 0.69" in text and "0.90 (16/30" in text
@@ -47,7 +47,7 @@ def test_weights_line_reads_the_probes():
 def test_weights_line_says_what_a_row_lacks():
     """A report row holds None where a probe was not measured (clean() turns NaN into None):
     the caption shows '—' there instead of stopping Compare with a TypeError."""
-    from ui.azl_figures import weights_line
+    from engine.procedures.resnet3 import weights_line
 
     text = weights_line({"pair_purity": None, "relevant_share": float("nan"), "v_support": None}, 8)
     assert "pair purity — (" in text and "x₁…x₂ₖ — (" in text

@@ -8,6 +8,7 @@ from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
 from .run import FCBRun
+from .story import narrate
 
 DEFAULT_ALPHA = 0.05  # FCB's Fig. 1 step size, when eta is auto
 SOURCE = Source("Frei, Chatterji & Bartlett 2022",
@@ -64,12 +65,6 @@ def step_table(run, world) -> dict:
                       "batch": f"full ({world.cfg.n:,})", "trains": "W"}]}
 
 
-def story(history: list, i: int, source: str = "", truth: bool = False) -> str:
-    """FCB's one-step amplification in words (story.py)."""
-    from .story import narrate
-    return narrate(history, i)
-
-
 RECORD = ProcedureRecord(
     "fcb2022", "Frei, Chatterji & Bartlett 2022 (full-batch GD, logistic loss)", ("binary",),
     REGISTRY, COLUMNS, make_run, SOURCE, TABLE,
@@ -79,6 +74,6 @@ RECORD = ProcedureRecord(
     reads=("m", "T", "eta", "limit_ridge"),
     loss="logistic loss log(1 + e^(−y·f(x)))",
     step_rule=lambda cfg: f"full-batch gradient descent, α = {alpha(cfg):g}",
-    step_table=step_table, stages=(("gradient descent", "1–T"),), schedule=False, story=story,
+    step_table=step_table, stages=(("gradient descent", "1–T"),), schedule=False, story=narrate,
     charts=(Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy",
                   terms=("test accuracy",)),))

@@ -22,8 +22,9 @@ def _scores(snap) -> str:
     return f"test accuracy {_pct(snap.test_acc)}{tail}, train {_pct(snap.train_acc)}"
 
 
-def narrate(history: list, i: int) -> str:
-    """The step at history index i in words, with the correlation jump of step 1."""
+def narrate(history: list, i: int, source: str = "", truth: bool = False) -> str:
+    """The step at history index i in words, with the correlation jump of step 1 (the story
+    signature: whose theory and whether there is a Σ_A M do not change its words)."""
     snap, first = history[i], history[0]
     c0, now = _corr(first), _corr(snap)
     if now is None:

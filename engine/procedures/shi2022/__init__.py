@@ -10,6 +10,7 @@ from ...method_table import REGISTRY as TABLE1
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
+from .story import narrate
 
 SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
                 "A two-layer network learns features from structured inputs",
@@ -61,18 +62,11 @@ def step_table(run, world) -> dict:
     return {"note": STEP_NOTE, "rows": world.schedule.rows()}
 
 
-def story(history: list, i: int, source: str = "", truth: bool = True) -> str:
-    """The three stages in words (engine/frames/narrate.py; imported here when called: the
-    frames read this registry)."""
-    from ...frames.narrate import narrate
-    return narrate(history, i, truth, source)
-
-
 RECORD = ProcedureRecord(
     "shi2022", "Shi, Wei & Liang 2022 (three-stage schedule)", ("binary",), TABLE1, COLUMNS,
     make_run, SOURCE, TABLE, neurons=lambda m: 2 * m, charts=CHARTS, glossary=GLOSSARY,
     frame="engine", loss="hinge loss max(0, 1 − y·g(x)) with weight decay",
     step_rule=lambda cfg: f"three-stage schedule ({cfg.schedule}): two large full-batch steps, "
                           "then the classifier stage",
-    step_table=step_table, schedule=True, story=story,
+    step_table=step_table, schedule=True, story=narrate,
     stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))
