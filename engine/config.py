@@ -263,6 +263,7 @@ def _check_range(name: str, value: Any) -> None:
             raise ConfigError(name, value, spec.allowed())
 
 
+TRAINING_GROUPS = ("network", "steps", "baselines")  # the groups a procedure's `reads` decides
 MAX_TEXT = 200  # free-text settings (P, pair) come from URLs: keep them short
 
 def validate(cfg: Config) -> Config:
@@ -274,8 +275,10 @@ def validate(cfg: Config) -> Config:
                               f"at most {MAX_TEXT} characters")
     check_free_text(cfg)  # in every world: P and pair reach printed commands and links
     record = WORLDS.get(cfg.scenario)  # a valid name: its range was checked above
-    check_relations(cfg, lambda name: reads_common(record, name))
-    procedure_of(cfg)  # ConfigError when the world does not run with the procedure
+    proc = procedure_of(cfg)  # ConfigError when the world does not run with the procedure
+    # a rule on a training setting the procedure does not read (fcb2022: batch) is skipped
+    check_relations(cfg, lambda name: reads_common(record, name) and (
+        proc.reads is None or name in proc.reads or SPECS[name].group not in TRAINING_GROUPS))
     for name, (value, why) in pinned(cfg).items():
         if getattr(cfg, name) != value:
             raise ConfigError(name, getattr(cfg, name), f"{value} ({why})")

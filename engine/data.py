@@ -110,6 +110,9 @@ class Dataset:
     has_truth: bool = True
     centres: np.ndarray | None = None
     centre_labels: np.ndarray | None = None
+    # K names of the centres (fcb: +µ₁, −µ₁, +µ₂, −µ₂): each is a labelled star on the map with
+    # its count of neurons; None: the centres are drawn as two unnamed groups by label
+    centre_names: tuple[str, ...] | None = None
     # a world's own per-sample arrays, by name (e.g. masks of a mixture's parts, labels before
     # a world flipped some): engine/scenarios/__init__.py lists the ones the dashboard reads
     extras: dict = field(default_factory=dict)

@@ -24,7 +24,7 @@ def check_relations(cfg: Config, reads: Callable[[str], bool] = lambda name: Tru
         raise ConfigError("D", cfg.D, f"an integer in [1, d] = [1, {cfg.d}] (D ≤ d)")
     if reads("k") and reads("D") and cfg.k > cfg.D:
         raise ConfigError("k", cfg.k, f"an integer in [1, D] = [1, {cfg.D}] (k ≤ D)")
-    if cfg.batch > cfg.n:
+    if reads("batch") and cfg.batch > cfg.n:
         raise ConfigError("batch", cfg.batch, f"an integer in [1, n] = [1, {cfg.n}]")
     if cfg.labeling == "parity" and cfg.structure:
         parity_q1(cfg.p_o)

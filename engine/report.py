@@ -111,7 +111,7 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "preset": preset.name if preset else None,
         "procedure": procedure_of(cfg).name,
         "config": cfg.to_dict(),
-        "schedule": _schedule(runs),
+        "schedule": _schedule(runs) if procedure_of(cfg).schedule else None,
         "seeds": len(per_seed),
         "methods": methods,
         "history": {m: history_rows(r) for m, r in runs.items()},
@@ -122,7 +122,8 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
 
 
 def _schedule(runs: dict) -> dict | None:
-    """The step sizes the run really used (every η, λ, σ_ξ, ν⁽¹⁾ share, optimizer per stage)."""
+    """The step sizes the run really used (every η, λ, σ_ξ, ν⁽¹⁾ share, optimizer per stage);
+    asked only for a procedure that trains by engine.schedule (its record's `schedule`)."""
     for run in runs.values():
         world = getattr(run, "world", None)
         if world is not None and getattr(world, "schedule", None) is not None:
@@ -187,6 +188,11 @@ def write_json(path: str, report: dict) -> None:
 def history_csv(runs: dict) -> str:
     """All methods' per-step scalars as one long CSV (a `method` column first)."""
     return rows_csv([{"method": m, **row} for m, r in runs.items() for row in history_rows(r)])
+
+
+def credited(text: str, credit: str) -> str:
+    """A CSV led by one comment line naming whose run it is (read it with comment="#")."""
+    return f"# source: {credit}\n{text}"
 
 
 def rows_csv(rows: list[dict]) -> str:

@@ -47,6 +47,21 @@ class Spec:
         return f"{word} in {lo}{lo_v}, {hi_v}{hi}{tail}"
 
 
+@dataclass(frozen=True)
+class Source:
+    """Whose procedure or world it is: the citation and its claim in one line (headers,
+    exports, Compare); a world's own source is credited beside its procedure's
+    (engine.procedures.source_of)."""
+
+    citation: str  # e.g. "Shi, Wei & Liang, ICLR 2022"
+    claim: str  # one sentence, e.g. "A two-layer network learns features from structured inputs"
+    short: str = ""  # a card-width name (the Guide's glossary column)
+
+    def credit(self) -> str:
+        """The claim with its citation: "A two-layer network learns … (Shi, Wei & Liang, …)"."""
+        return f"{self.claim} ({self.citation})"
+
+
 def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e12 else f"{v:g}"
 
@@ -84,6 +99,9 @@ class WorldRecord:
     # {common setting: (cfg) -> bool, why}: read only where the rule holds (real data: k only
     # by the paper's and the theory's step-1 formulas, not by the standard schedule)
     reads_if: dict = field(default_factory=dict)
+    # whose world it is, when not its procedure's source (dm_parity: Daniely & Malach, trained
+    # by the shi2022 procedure): the credit names both (engine.procedures.source_of)
+    source: Source | None = None
 
     @property
     def uses(self) -> tuple[str, ...]:

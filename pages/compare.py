@@ -8,15 +8,17 @@ import json
 import streamlit as st
 
 from engine import exports
-from engine.config import ConfigError, summary_line
+from engine.config import ConfigError
 from engine.echo import markdown_plain
 from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
-from engine.report import cell
+from engine.procedures import source_of
+from engine.report import cell, credited
 from ui import compare_view as cv
 from ui import controls, limits_view
-from ui.azl_figures import live_panel
+from ui.compare_charts import charts_panel
+from ui.explore_text import header
 from ui.figures import accuracy_figure
 from ui.router import ensure_router
 from ui.state import (
@@ -39,7 +41,7 @@ controls.sidebar(state)
 
 st.title("Compare: learned features vs fixed features")
 PROC = cv.procedure(state)  # its methods, labels, table and words (engine/procedures)
-st.caption(f"{PROC.table.intro} Source: {PROC.source.citation}.")
+st.caption(f"{PROC.table.intro} Source: {source_of(state.cfg).citation}.")
 show_url_warnings(state)
 
 
@@ -47,8 +49,7 @@ def setting_row() -> None:
     """The current setting (changed in the sidebar, shared with Explore)."""
     preset, named = cv.paper_preset(state), cv.named_preset(state)
     tag = f" · preset **{named.name}**" if named else ""
-    st.markdown(f"**Setting: {summary_line(state.cfg)}** · n={state.cfg.n:,} · "
-                f"T={state.cfg.T} · batch={state.cfg.batch} · seed={state.cfg.seed}{tag}")
+    st.markdown(f"Setting: {header(state.cfg)}{tag}")
     if preset is not None:
         paper_numbers(preset)
     elif state.preset is None and PROC.table.claims_note:  # a source with numbers to show
@@ -106,8 +107,10 @@ def downloads(state, report: dict) -> None:
         st.caption(f"No download on this server: {markdown_plain(str(err))}")
         return
     d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Curves (CSV)", stream.csv, "compare_history.csv",
-                       "text/csv", icon=":material/download:", key="compare_csv")
+    credit = source_of(stream.cfg).credit()
+    d1.download_button("Curves (CSV)", lambda: credited(stream.csv(), credit),
+                       "compare_history.csv", "text/csv", icon=":material/download:",
+                       key="compare_csv")
     d2.download_button("Report (JSON)", lambda: json.dumps(report, indent=1),
                        "compare_report.json", "application/json", icon=":material/download:",
                        key="compare_json")
@@ -181,11 +184,12 @@ def live() -> None:
             st.session_state[LIMITS_SHOWN] = id(stream)
             st.rerun()  # the last limit is in: redraw the table and stop the timer
     if meta is not None and meta["own_panel"]:
-        live_panel(stream, stream.cfg)
+        charts_panel(stream)
     elif meta is not None:
         smoothing = st.session_state.get(SMOOTHING_KEY, SMOOTHING_DEFAULT)
         fig = limits_view.add_lines(accuracy_figure(stream.rows(), stream.T,
-                                                    smoothing=smoothing), limits, stream.T)
+                                                    smoothing=smoothing, proc=PROC),
+                                    limits, stream.T)
         st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
         if limits and not limits_pending():
             st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "

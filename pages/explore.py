@@ -3,7 +3,7 @@
 import streamlit as st
 
 from engine.config import summary_line
-from engine.procedures import procedure_of
+from engine.procedures import source_of
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
 from ui.router import ensure_router
@@ -19,7 +19,7 @@ if not mode.on:
     controls.sidebar(state)
 present.header(mode, "Feature emergence explorer")
 if not mode.on:  # the procedure's own source (engine/procedures: its record's credit line)
-    st.caption(f"{procedure_of(state.cfg).source.credit()}. Move a setting, press Play, "
+    st.caption(f"{source_of(state.cfg).credit()}. Move a setting, press Play, "
                "watch the neurons.")
 show_url_warnings(state)
 

@@ -21,6 +21,8 @@ TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
 MAX_SEEDS = 5
 # |ours − paper| within this counts as reproduced (✓): 3 accuracy points, 0.05 in cosine
 TOLERANCE = {"train_acc": 0.03, "test_acc": 0.03, "cos": 0.05}
+# a report without a procedure (made before procedures existed) is the first registered one's
+FIRST = next(iter(RECORDS.values()))
 
 
 def procedure(state) -> ProcedureRecord:
@@ -32,7 +34,7 @@ def procedure(state) -> ProcedureRecord:
 def ordered(methods, proc: ProcedureRecord | None = None) -> tuple[str, ...]:
     """The methods in the procedure's column order (default: the paper's), duplicates dropped,
     older names (the record's aliases, e.g. a link's network for resnet3) resolved."""
-    proc = proc or RECORDS["shi2022"]
+    proc = proc or FIRST
     picked = {proc.aliases.get(m, m) for m in methods}
     return tuple(m for m in proc.names if m in picked)
 
@@ -196,7 +198,7 @@ def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
     """The procedure's table per group (the paper's: with / without input structure): rows ×
     method columns, with the procedure's rows and labels."""
     methods, seeds = report["methods"], report.get("seeds", 1)
-    proc = RECORDS[report.get("procedure") or "shi2022"]
+    proc = RECORDS.get(report.get("procedure") or "", FIRST)
     rows, labels, out = proc.table.rows(list(methods.values())), proc.labels(), []
     for title, group in proc.table.groups or (("Methods", tuple(methods)),):
         names = [m for m in group if m in methods]
@@ -247,7 +249,7 @@ def headlines(report: dict) -> list[tuple[str, str, str]]:
     """(label, gap, detail) of the comparisons the procedure's source makes, where both methods
     ran: gaps in test accuracy, or in test MSE / Var(y) or test error (lower is better)."""
     methods, out = report["methods"], []
-    proc = RECORDS[report.get("procedure") or "shi2022"]
+    proc = RECORDS.get(report.get("procedure") or "", FIRST)
     key, labels = score_key(methods.values()), proc.labels()
     for label, a, b in proc.table.headlines:
         if a in methods and b in methods:

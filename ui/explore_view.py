@@ -10,6 +10,8 @@ from engine import exports
 from engine.config import summary_line
 from engine.frames.report import build_report, history_csv
 from engine.presets import PRESETS
+from engine.procedures import source_of
+from engine.report import credited
 from ui import export, player_view
 from ui.state import AppState
 
@@ -45,7 +47,8 @@ def downloads(state: AppState) -> None:
     title = f"Feature emergence: {summary_line(run_cfg)} · T={run_cfg.T}"
     gif_note = _gif_note(len(state.explore.stream))
     files = {  # key -> label, builder, file name, mime, icon, help
-        "csv": ("Metrics CSV", lambda: history_csv(_frames(state)["rows"]),
+        "csv": ("Metrics CSV", lambda: credited(history_csv(_frames(state)["rows"]),
+                                                source_of(run_cfg).credit()),
                 f"explore-step{t}.csv", "text/csv", ":material/download:", None),
         "json": ("Report JSON", lambda: _report(state), f"explore-step{t}.json",
                  "application/json", ":material/download:", None),
@@ -94,9 +97,11 @@ def _report(state: AppState) -> str:
     return json.dumps(report, indent=1)
 
 
-def step_sizes(table: dict) -> None:
-    """The "Step sizes of this run" table of the stream's meta: its note and rows (the
-    schedule's; Algorithm 1's η⁽¹⁾ and classifier-stage rule; the AZL world's SGD per method)."""
+def step_sizes(table: dict | None) -> None:
+    """The "Step sizes of this run" table of the stream's meta, as the procedure's record
+    declares it (its note and rows); nothing where it declares none."""
+    if table is None:
+        return
     with st.expander("Step sizes of this run"):
         st.caption(table["note"])
         rows = table["rows"]

@@ -7,7 +7,7 @@ import json
 
 from engine import exports
 from engine.config import ConfigError
-from engine.procedures import procedure_of
+from engine.procedures import source_of
 from ui import playback
 from ui.gif import export_gif  # noqa: F401  (the page's second export lives beside this one)
 from ui.state import AppState
@@ -33,7 +33,7 @@ def export_html(state: AppState, title: str) -> str:
                   exports.html_mb(n, run_meta["points"]))
     data = {"meta": run_meta, "frames": playback.pack(state, 0, n),
             "limits": playback.limits(state)}
-    credit = html.escape(procedure_of(state.explore.run_cfg or state.cfg).source.credit())
+    credit = html.escape(source_of(state.explore.run_cfg or state.cfg).credit())
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

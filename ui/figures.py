@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from engine.frames.base import MSE_KEY
 from engine.methods import BY_NAME, LABELS
 from engine.procedures import RECORDS
+from engine.procedures.words import MSE_KEY
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
 # Okabe–Ito colours (readable with colour-vision deficiencies), as in ui/player/player.js; a
@@ -72,21 +72,30 @@ def curve(rows: list[dict], regression: bool = False) -> tuple[np.ndarray, np.nd
     return steps, acc
 
 
+def _group_of(method: str, proc) -> str | None:
+    """The legend group title the procedure's table gives the method (None: no groups)."""
+    groups = proc.table.groups if proc is not None else ()
+    name = proc.aliases.get(method, method) if proc is not None else method
+    return next((title for title, names in groups if name in names), None)
+
+
 def _traces(method: str, rows: list[dict], smoothing: float,
-            regression: bool = False) -> list[go.Scatter]:
-    """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath."""
-    style, symbol, without = method_style(method)
+            regression: bool = False, proc=None) -> list[go.Scatter]:
+    """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath; named
+    and grouped as its procedure's record says."""
+    style, symbol, _ = method_style(method)
     x, raw = curve(rows, regression)
     hover = "test MSE/Var %{y:.3f}" if regression else "test %{y:.1%}"
-    group = "without" if without else "with"
+    title = _group_of(method, proc)
+    group = title or "methods"
+    label = (proc.labels() if proc is not None else LABELS).get(method, method)
     faint = [go.Scatter(x=x, y=raw, mode="lines", line={**style, "width": 1}, opacity=0.3,
                         showlegend=False, hoverinfo="skip", legendgroup=group)
              ] if smoothing > 0 else []
     return faint + [go.Scatter(
-        x=x, y=smooth(raw, smoothing), mode="lines+markers", name=LABELS.get(method, method),
+        x=x, y=smooth(raw, smoothing), mode="lines+markers", name=label,
         line={**style, "width": 2}, marker={"symbol": symbol, "size": 5, "maxdisplayed": 12},
-        legendgroup=group,
-        legendgrouptitle_text="without structure" if without else "with structure",
+        legendgroup=group, legendgrouptitle_text=title,
         hovertemplate="%{fullData.name}<br>step %{x:.0f}<br>" + hover
                       + (" (smoothed)" if smoothing > 0 else "") + "<extra></extra>")]
 
@@ -99,15 +108,17 @@ def _floor(rows: dict, usual: float) -> float:
     return min(usual, math.floor((lowest - 0.02) * 10) / 10)
 
 
-def accuracy_figure(rows: dict, T: int, height: int = 440, smoothing: float = 0.0) -> go.Figure:
-    """Test accuracy per step for each method (Figs. 1/5/7), or test MSE / Var(y) for a
-    regression world, from method → per-step rows (CompareStream.rows); steps 1–2 shaded."""
+def accuracy_figure(rows: dict, T: int, height: int = 440, smoothing: float = 0.0,
+                    proc=None) -> go.Figure:
+    """Test accuracy per step for each method, or test MSE / Var(y) for a regression world,
+    from method → per-step rows (CompareStream.rows); labels, legend groups and shaded bands
+    are those the procedure's record declares (none without a record)."""
     regression = is_regression(rows)
     fig = go.Figure([t for m, part in rows.items()
-                     for t in _traces(m, part, smoothing, regression)])
-    # steps 1 and 2 are where the features emerge; shade them so they are visible at any T
-    fig.add_vrect(x0=0, x1=2, fillcolor="#888888", opacity=0.15, line_width=0,
-                  annotation_text="steps 1–2", annotation_position="top left")
+                     for t in _traces(m, part, smoothing, regression, proc)])
+    for x0, x1, words in (proc.table.bands if proc is not None else ()):
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#888888", opacity=0.15, line_width=0,
+                      annotation_text=words, annotation_position="top left")
     fig.update_layout(
         height=height, margin={"l": 10, "r": 10, "t": 30, "b": 10},
         xaxis={"title": "step", "range": [0, max(T, 2)]},

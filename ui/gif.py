@@ -123,7 +123,8 @@ def _mark(d: ImageDraw.ImageDraw, x: float, y: float, mk: dict) -> None:
 def frame(shot: Shot, meta: dict, extent: float, every: int = 1) -> Image.Image:
     """The map at one step: neurons by |cos| (fanned out where they coincide), each mark and
     its count label, the step number and what the counts count. img.info["labels"] holds
-    (text, box) of each count label drawn, img.info["stars"] each star's box."""
+    (text, box) of each count label drawn, img.info["stars"] each star's box, img.info["credit"]
+    the credit line drawn."""
     img = Image.new("RGB", (SIZE, SIZE), "white")
     d = ImageDraw.Draw(img)
     span = SIZE - TOP - BOTTOM
@@ -152,12 +153,15 @@ def frame(shot: Shot, meta: dict, extent: float, every: int = 1) -> Image.Image:
             text = f"{count} on {mk['name']}"
             img.info["labels"].append((text, _label(d, boxes, x, want, text, mk.get("colour"))))
     _furniture(d, shot.step, meta, every, moved)
+    img.info["credit"] = meta.get("credit")
     return img
 
 
 def _furniture(d: ImageDraw.ImageDraw, step: int, meta: dict, every: int, moved: int) -> None:
-    """The step number, the map's name, and the notes under the map."""
+    """The step number, the credit, the map's name, and the notes under the map."""
     d.text((PAD, 10), f"step {step} / {meta['T']}", fill=INK, font=font(22))
+    if meta.get("credit"):  # whose run it is (the record's source, with the world's)
+        d.text((PAD, 38), meta["credit"], fill=MUTED, font=font(12))
     name = "neuron directions, relevant plane" if (meta.get("map") or {}).get("axes") else \
         "neuron weights, MDS map"
     d.text((SIZE - PAD, 8), name, fill=MUTED, font=font(14), anchor="ra")
@@ -176,11 +180,16 @@ def shots(state: AppState, meta: dict, picked: list[int]) -> list[Shot]:
     return [decode(meta, playback.pack(state, i, i + 1)) for i in picked]
 
 
+def gif_meta(state: AppState) -> dict:
+    """The player's meta with the run's credit (its source's citation) for the GIF's corner."""
+    return {**playback.meta(state, "gif"), "credit": state.explore.stream.meta()["source"]}
+
+
 def export_gif(state: AppState) -> bytes:
     """An animated GIF of the map, one frame per shown step (every step up to
     GIF_MAX_FRAMES), written frame by frame; ResourceError (one line) over the guard's limit."""
     picked = exports.gif_frames(len(state.explore.stream))
-    meta = playback.meta(state, "gif")
+    meta = gif_meta(state)
     exports.check("map GIF", "m", state.explore.run_cfg.m,
                   exports.gif_mb(len(picked), meta["points"]))
     taken = shots(state, meta, picked)

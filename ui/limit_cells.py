@@ -4,16 +4,17 @@ that the stored file was made before limits existed and how to get them."""
 
 from __future__ import annotations
 
-from engine.method_table import BY_NAME
+from engine.procedures import RECORDS
 
-OWN_FIXED = ("last_layer",)  # the AZL world's conjugate kernel (its NTK is "ntk")
+# every procedure's fixed-feature methods (a readout on features that never move, or a
+# linearised model): the flags of its record's methods
+FIXED = {m.name for r in RECORDS.values() for m in r.methods if m.frozen or m.linearised}
 ROW = "Test % · converged limit (ours)"
 
 
 def fixed_feature(method: str) -> bool:
     """Whether the method trains a readout on features that never move (it has a limit)."""
-    info = BY_NAME.get(method)
-    return method in OWN_FIXED or (info is not None and (info.frozen or info.linearised))
+    return method in FIXED
 
 
 def not_stored(preset: str) -> str:

@@ -9,37 +9,11 @@ import numpy as np
 
 from .. import mds
 from ..evaluate import PROBE_SAMPLES, star_counts
+from ..procedures.words import extra, regression, scores, zero_gradient
 from ..report import build_report, clean
 from . import charts
 from .frame import Frame, rounded
-from .procedure import credit
-
-MSE_KEY = "test_mse_ratio"  # a regression world's test number (gfl's), in Snapshot.extra
-
-
-def extra(snap) -> dict:
-    """The snapshot's procedure numbers (the engine's own Snapshot has none)."""
-    return getattr(snap, "extra", None) or {}
-
-
-def regression(snap) -> bool:
-    """Whether the run reports test MSE / Var(y) instead of an accuracy."""
-    return MSE_KEY in extra(snap)
-
-
-def scores(snap) -> tuple[float, float]:
-    """(train, test) of the chart: accuracy, or MSE / Var(y) for a regression world."""
-    if regression(snap):
-        e = extra(snap)
-        return float(e.get("train_mse_ratio", math.nan)), float(e[MSE_KEY])
-    return float(snap.train_acc), float(snap.test_acc)
-
-
-def zero_gradient(snap) -> bool:
-    """Whether the step's hinge gradient on w was exactly zero (measured by the engine's Run
-    only: the GFL procedure's and the AZL world's snapshots carry their own probes instead)."""
-    own = "coverage" in extra(snap) or "c_G" in extra(snap)  # a procedure's own probes
-    return bool(snap.step > 0 and not snap.grad and not own)
+from .procedure import credit, record
 
 
 def grad_share(grad: dict) -> float | None:
@@ -153,22 +127,31 @@ class Maker:
         return {**head, "preset": None, "methods": None, "history": None, "timing": None}
 
     def probes(self) -> str:
-        """What is measured every step, and on which samples."""
+        """What is measured every step, and on which samples (the loss the record declares)."""
         cfg = self.world.cfg
         n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
-        return (f"Measured after every step: train and test accuracy and hinge loss on fixed "
-                f"samples of {n_tr:,} training and {n_te:,} test points (drawn once from the "
-                f"seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, 2 and "
-                f"T); {self.cosine_words()}, and the MDS map (classical MDS on cosine "
-                "distance, rotated onto the previous frame so points do not jump).")
+        return (f"Measured after every step: train and test accuracy and the "
+                f"{record(cfg).loss} on fixed samples of {n_tr:,} training and {n_te:,} test "
+                f"points (drawn once from the seed; the whole sets of {cfg.n:,} and "
+                f"{cfg.n_test:,} at steps 0, 1, 2 and T); {self.cosine_words()}, and the MDS map "
+                "(classical MDS on cosine distance, rotated onto the previous frame so points "
+                "do not jump).")
 
     def cosine_words(self) -> str:
-        """What the colour cosines and the gradient probe measure (the paper's Σ_A M)."""
-        return (f"the cosine of every one of the {2 * self.world.cfg.m} neurons with Σ_A M, the "
-                "relevant/background split of the loss gradient (root mean square over neurons)")
+        """What the colour cosines measure (Σ_A M), and the gradient split where the procedure
+        shows it (its glossary defines the relevant share)."""
+        proc = record(self.world.cfg)
+        words = (f"the cosine of every one of the {proc.neurons(self.world.cfg.m):,} neurons "
+                 "with Σ_A M")
+        if "relevant share" in dict(proc.glossary):
+            words += ", the relevant/background split of the loss gradient (root mean square "\
+                     "over neurons)"
+        return words
 
-    def step_sizes(self) -> dict:
-        """The step-size table: its note and rows (the schedule's, for the engine's Run)."""
-        return {"note": "What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, "
-                        "the classifier stage's rule); the same numbers are in the JSON report.",
-                "rows": clean(self.world.schedule.rows())}
+    def step_sizes(self) -> dict | None:
+        """The step-size table the procedure declares (its note and rows), or None: none."""
+        table = record(self.world.cfg).step_table
+        if table is None:
+            return None
+        out = table(self.run, self.world)
+        return {"note": out["note"], "rows": clean(out["rows"])}

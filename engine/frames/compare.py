@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from ..config import Config
 from ..limits import background
-from ..procedures import procedure_of
+from ..procedures import procedure_of, source_of
+from ..procedures.words import MSE_KEY
 from ..report import build_report, clean, rows_csv
 from ..run import DivergenceError
 from ..seeds import SeedSeries
-from .base import MSE_KEY
 
 
 class CompareStream:
@@ -101,14 +101,14 @@ class CompareStream:
     def meta(self) -> dict:
         """JSON-able: the procedure's methods (labels, colours), charts with their reference
         lines, its source, and whether the curves are test MSE / Var(y) (a regression world)."""
-        proc, cfg = self.proc, self.cfg
+        proc, cfg, source = self.proc, self.cfg, source_of(self.cfg)
         rows = next(iter(self.rows(0, 1).values()), [])
         charts = [{"name": c.name, "title": c.title, "curves": list(c.curves), "axis": c.axis,
                    "log": c.log, "lines": [{"value": line.value(cfg), "label": line.label}
                                            for line in c.lines]} for c in proc.charts]
         return clean({
             "procedure": proc.name, "T": self.T, "seeds": self.seeds,
-            "source": {"citation": proc.source.citation, "claim": proc.source.claim},
+            "source": {"citation": source.citation, "claim": source.claim},
             "methods": [self._method(m) for m in self.methods],
             "charts": charts, "own_panel": proc.narrate is not None,
             "regression": (MSE_KEY in rows[0]) if rows else None})
@@ -125,9 +125,12 @@ class CompareStream:
         if proc.narrate is None or shown is None:
             return None
         names = {proc.aliases.get(m, m): m for m in shown.runs}
+        if not names:
+            return None
         lead = proc.lead if proc.lead in names else next(iter(names))
         last = shown.runs[names[lead]].history[-1]
-        return lead, proc.narrate(last.extra, last.step, shown.cfg, proc.labels().get(lead, lead))
+        extra = getattr(last, "extra", None) or {}
+        return lead, proc.narrate(extra, last.step, shown.cfg, proc.labels().get(lead, lead))
 
     def timing(self) -> dict:
         """Seconds since the stream began and the first seed's setup."""

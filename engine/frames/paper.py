@@ -6,15 +6,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..evaluate import ALIGNED
 from ..scenarios import centre_cosines
 from .base import Maker
-from .narrate import narrate
+from .narrate import plain
+from .procedure import record, source_of
 
 STARS = ("+Σ_A M", "−Σ_A M")
 
 
 class PaperFrames(Maker):
     """The paper's map: each snapshot's own embedding (neurons, then the two stars)."""
+
+    def __init__(self, run, world):
+        super().__init__(run, world)
+        names, labels = world.ds.centre_names, world.ds.centre_labels
+        if names is not None and world.ds.centres is not None:  # a star per named centre,
+            # coloured by its label
+            lab = np.ones(len(names)) if labels is None else np.asarray(labels)
+            self.groups = [(name, None, 0 if lab[j] > 0 else 1) for j, name in enumerate(names)]
 
     def weights(self) -> np.ndarray:
         """The run's current first-layer weights (data coordinates)."""
@@ -32,7 +42,14 @@ class PaperFrames(Maker):
         """Data without a planted Σ_A M (FCB's XOR, mixtures, real images): the centres."""
         if self.world.ds.centres is None:
             return super().cosine_words()
-        return (f"the largest |cosine| of every one of the {2 * self.world.cfg.m} neurons with "
+        n = f"{record(self.world.cfg).neurons(self.world.cfg.m):,}"
+        if self.groups is not None:
+            names = ", ".join(name for name, _, _ in self.groups)
+            return (f"the largest |cosine| of every one of the {n} neurons with the data's "
+                    f"centres {names} (this data has no single planted Σ_A M, so there is no "
+                    "relevant/background split of the gradient; each centre's count: the "
+                    f"neurons with cosine > {ALIGNED:g} with it)")
+        return (f"the largest |cosine| of every one of the {n} neurons with "
                 "the data's centres (class means or mixture centres: this data has no single "
                 "planted Σ_A M, so there is no relevant/background split of the gradient)")
 
@@ -44,13 +61,32 @@ class PaperFrames(Maker):
             centres = np.hstack([centres, pad])
         centres = centres[:, :w.shape[1]]
         emb = self.aligned_mds(np.vstack([w, centres]))
-        cos = np.abs(centre_cosines(w, centres)).max(axis=0)
+        cosines = centre_cosines(w, centres)
+        cos = np.abs(cosines).max(axis=0)
         labels, width, marks = self.world.ds.centre_labels, len(w), {}
+        if self.groups is not None:  # the named centres, each its own star with its count
+            self._counts = [int(c) for c in (cosines > ALIGNED).sum(axis=1)]
+            return emb[:width], cos, {name: emb[width + j][None]
+                                      for j, (name, _, _) in enumerate(self.groups)}
         for sign, name in ((1, "centres, label +1"), (-1, "centres, label −1")):
             sel = np.ones(len(centres), bool) if labels is None else np.sign(labels) == sign
             if sel.any():
                 marks[name if labels is not None else "centres"] = emb[width:][sel]
         return emb[:width], cos, marks
 
+    def counts(self, snap) -> list[int] | None:
+        """Neurons within cos 0.9 of each named centre (signed: pointing at it); None without."""
+        return getattr(self, "_counts", None) if self.groups is not None else None
+
+    def count_note(self, marks: list[dict]) -> str | None:
+        if self.groups is not None:
+            return f"counts: neurons with cos(w_i, centre) > {ALIGNED:g}"
+        return super().count_note(marks)
+
     def narrate(self, i: int) -> str:
-        return narrate(self.run.history, i, self.truth)
+        """The procedure's own words on the step (its record's story), else its numbers."""
+        story = record(self.world.cfg).story
+        if story is None:
+            return plain(self.run.history[i], self.truth)
+        source = source_of(self.world.cfg)
+        return story(self.run.history, i, source.short or source.citation, self.truth)

@@ -5,13 +5,18 @@ credit line (`source`). The record is the only place these are chosen."""
 from __future__ import annotations
 
 from ..config import Config, ConfigError
-from ..procedures import RECORDS, procedure_of
+from ..procedures import RECORDS, ProcedureRecord, procedure_of, source_of
 
 
 def frame_name(cfg: Config) -> str:
     """The name of the frame maker that draws cfg's runs, the record's `frame` (ConfigError for
     a procedure the world does not run with)."""
     return procedure_of(cfg).frame
+
+
+def record(cfg: Config) -> ProcedureRecord:
+    """cfg's procedure record: what its views may say (loss, stages, step table, neurons)."""
+    return procedure_of(cfg)
 
 
 def lead(cfg: Config) -> str:
@@ -31,9 +36,11 @@ def own_explore_run(cfg: Config):
 
 
 def credit(cfg: Config) -> dict:
-    """{"claim", "source"} of cfg's procedure (the paper's for a setting it refuses)."""
+    """{"claim", "source"} of cfg's run (its world's and procedure's: source_of); the first
+    registered procedure's for a setting it refuses (never shown: such a setting builds no
+    stream)."""
     try:
-        source = procedure_of(cfg).source
+        source = source_of(cfg)
     except ConfigError:
-        source = RECORDS["shi2022"].source
+        source = next(iter(RECORDS.values())).source
     return {"claim": source.claim, "source": source.citation}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .. import scenarios
 from ..errors import ConfigError
 from ..spec import Spec
-from .record import Chart, CompareTable, Line, ProcedureRecord, Source
+from .record import Chart, CompareTable, Line, ProcedureRecord, Source, missing
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the procedures
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -27,13 +27,26 @@ REGISTRY = (
     "resnet3",
     "gfl",
 )
+
+
+def checked(record: ProcedureRecord) -> ProcedureRecord:
+    """The record, or ValueError naming every required declaration it leaves out (a view never
+    fills one with another procedure's words)."""
+    gaps = missing(record)
+    if gaps:
+        raise ValueError(f"procedure {record.name}'s record must declare "
+                         + "; ".join(gaps))
+    return record
+
+
 RECORDS: dict[str, ProcedureRecord] = {
-    record.name: record for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
+    record.name: checked(record)
+    for record in (import_module(f"{__name__}.{m}").RECORD for m in REGISTRY)}
 PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the world's first
 
 __all__ = ["REGISTRY", "RECORDS", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
            "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
-           "owner_of", "glossary", "runs_with", "shown_terms"]
+           "owner_of", "glossary", "runs_with", "shown_terms", "checked", "source_of"]
 
 
 def _settings() -> dict[str, Spec]:
@@ -64,6 +77,18 @@ def procedure_of(cfg: Config) -> ProcedureRecord:
         raise ConfigError("procedure", cfg.procedure,
                           f"auto or one of {', '.join(from_world)} for the {cfg.scenario} world")
     return RECORDS[name]
+
+
+def source_of(cfg: Config) -> Source:
+    """Whose run it is: the procedure's source, or, for a world with a source of its own
+    (WorldRecord.source: dm_parity is Daniely & Malach's), the world's claim credited to the
+    world's citation and the procedure's."""
+    proc = procedure_of(cfg).source
+    own = scenarios.world(cfg).source
+    if own is None or own.citation == proc.citation:
+        return proc
+    return Source(f"{own.citation}; trained as in {proc.short or proc.citation}", own.claim,
+                  own.short or own.citation)
 
 
 def runs_with(cfg: Config) -> tuple[str, ...]:

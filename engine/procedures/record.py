@@ -4,23 +4,22 @@ the plain records it is made of: its source, its charts and its Compare table.""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..method_table import Method
-from ..spec import Spec
+from ..spec import Source, Spec
+
+__all__ = ["UNSET", "Chart", "CompareTable", "Line", "ProcedureRecord", "Source", "missing"]
 
 
-@dataclass(frozen=True)
-class Source:
-    """Whose procedure it is: the citation and its claim in one line (headers, exports, Compare)."""
+class _Unset:
+    """A declaration a record must make: no view may fall back to another procedure's words."""
 
-    citation: str  # e.g. "Shi, Wei & Liang, ICLR 2022"
-    claim: str  # one sentence, e.g. "A two-layer network learns features from structured inputs"
-    short: str = ""  # a card-width name (the Guide's glossary column)
+    def __repr__(self) -> str:
+        return "UNSET"
 
-    def credit(self) -> str:
-        """The claim with its citation: "A two-layer network learns … (Shi, Wei & Liang, …)"."""
-        return f"{self.claim} ({self.citation})"
+
+UNSET = _Unset()
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,10 @@ class CompareTable:
     intro: str
     rows: Callable  # (method entries of a report) -> ((key, title), ...)
     headlines: tuple[tuple[str, str, str], ...] = ()
-    groups: tuple[tuple[str, tuple[str, ...]], ...] = ()  # () = one group of every method
+    # REQUIRED: (title, methods) legend groups of the chart and table; () = one group of all
+    groups: tuple[tuple[str, tuple[str, ...]], ...] = UNSET  # type: ignore[assignment]
+    # REQUIRED: (first step, last step, label) shaded bands of the chart; () = none
+    bands: tuple[tuple[float, float, str], ...] = UNSET  # type: ignore[assignment]
     footer: Callable | None = None  # (report config dict) -> one line, or ""
     claims_note: str = ""  # where the source's numbers beside ours come from, when it has some
 
@@ -74,7 +76,17 @@ class ProcedureRecord:
     make_run: Callable
     source: Source
     table: CompareTable
-    neurons: Callable = lambda m: 2 * m  # hidden neurons of width setting m (the width label)
+    # REQUIRED declarations (UNSET until given; engine.procedures refuses a record without one,
+    # so no view falls back to the paper's words): the loss its runs minimise, in words
+    loss: str = UNSET  # type: ignore[assignment]
+    # (cfg) -> its step rule in one line, e.g. "full-batch gradient descent, α = 0.05"
+    step_rule: Callable = UNSET  # type: ignore[assignment]
+    # (run, world) -> Explore's step-size table {"note", "rows"}, or None: it shows none
+    step_table: Callable | None = UNSET  # type: ignore[assignment]
+    # (name, steps) of its stages as its runs name them in Snapshot.stage; () = no stages
+    stages: tuple[tuple[str, str], ...] = UNSET  # type: ignore[assignment]
+    schedule: bool = UNSET  # type: ignore[assignment]  # trains by engine.schedule (reports it)
+    neurons: Callable = UNSET  # type: ignore[assignment]  # (m) -> hidden neurons of width m
     settings: dict[str, Spec] = field(default_factory=dict)  # its own, shown only where it runs
     run_bytes: Callable | None = None  # (cfg, r, params) -> (kept, peak) bytes (engine.guard)
     # (cfg, methods, embed) -> GFLOP-equivalents of its runs, for the guard's time estimate,
@@ -90,7 +102,10 @@ class ProcedureRecord:
     # the frame maker that draws its runs and narrates each step (engine/frames MAKERS: "engine",
     # "gfl", "azl"): its map, stars, counts, curves and words
     frame: str = "engine"
-    charts: tuple[Chart, ...] = ()
+    charts: tuple[Chart, ...] = UNSET  # type: ignore[assignment]  # REQUIRED; () = none
+    # (history, i, source, truth) -> the "engine" frame maker's words on step index i (markdown);
+    # None: a plain line of the step's numbers
+    story: Callable | None = None
     glossary: tuple[tuple[str, str], ...] = ()  # (term, meaning) for the Guide
     aliases: dict[str, str] = field(default_factory=dict)  # older names of its methods
     # worlds it also trains besides those whose record names it (a new procedure on an
@@ -99,6 +114,10 @@ class ProcedureRecord:
     # the common training settings (groups network, steps, baselines) its runs read; None: every
     # one (shi2022). The others are hidden where it trains the run and refused where given.
     reads: tuple[str, ...] | None = None
+
+    def stage_names(self) -> tuple[str, ...]:
+        """The names of its declared stages."""
+        return tuple(name for name, _ in self.stages)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -127,3 +146,23 @@ class ProcedureRecord:
         """The width control's label: "m — 600 neurons"."""
         return f"m — {self.neurons(m):,} neurons"
 
+
+
+# what each required declaration is, for the refusal's message
+REQUIRED = {"loss": "the loss its runs minimise, in words",
+            "step_rule": "(cfg) -> its step rule in one line",
+            "step_table": "(run, world) -> its step-size table, or None for none",
+            "stages": "its (name, steps) stages, or () for none",
+            "schedule": "whether it trains by engine.schedule",
+            "neurons": "(m) -> its hidden neurons at width m",
+            "charts": "the charts its views draw, or ()",
+            "table.groups": "Compare's legend groups, or () for one group",
+            "table.bands": "Compare's shaded step bands, or () for none"}
+
+
+def missing(record: ProcedureRecord) -> list[str]:
+    """The required declarations a record leaves out, as "field (what it is)"."""
+    out = [f.name for f in fields(record) if getattr(record, f.name) is UNSET]
+    out += [f"table.{f.name}" for f in fields(record.table)
+            if getattr(record.table, f.name) is UNSET]
+    return [f"{name} ({REQUIRED.get(name, 'required')})" for name in out]

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..data import Dataset, _normalise, population_stats, sample
 from ..preset import Preset
-from ..spec import WorldRecord
+from ..spec import Source, WorldRecord
 from ._common import TRAINING, check_odd_parity
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -61,5 +61,10 @@ PRESETS = [
 RECORD = WorldRecord(
     SCENARIO, "sparse parity of Daniely & Malach: the parity mixture with M = I",
     make_dataset, check=check, pins=pins, presets=tuple(PRESETS), pattern_space=True,
+    # Daniely & Malach's world, trained by the shi2022 procedure: the credit names both
+    source=Source("Daniely & Malach, NeurIPS 2020",
+                  "Learning parities with neural networks: one gradient step aligns the "
+                  "neurons with the parity's bits, where fixed random features fail",
+                  "Daniely & Malach 2020"),
     # the parity mixture with its own labeling and no noise (make_dataset)
     common=("d", "D", "k", "p_o", "structure", "neg_ratio", "n", "n_test", "seed", TRAINING))

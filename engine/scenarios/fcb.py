@@ -21,7 +21,7 @@ import numpy as np
 
 from ..data import Dataset, random_dictionary
 from ..preset import Preset
-from ..spec import Spec, WorldRecord
+from ..spec import Source, Spec, WorldRecord
 from ._common import input_space, stats
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the worlds
@@ -53,6 +53,7 @@ def make_dataset(cfg: Config, space: str = "auto") -> Dataset:
                      stats(1.0 + cfg.sigma_r**2))
     ds.centres = np.stack([mu[:, 0], -mu[:, 0], mu[:, 1], -mu[:, 1]])
     ds.centre_labels = np.array([1.0, 1.0, -1.0, -1.0])
+    ds.centre_names = ("+µ₁", "−µ₁", "+µ₂", "−µ₂")  # labelled with their counts on the map
     ds.extras["clean_test"] = c_te.astype(np.float32)
     ds.has_truth = False  # two feature directions µ1, µ2, no single Σ_A M star
     return ds
@@ -74,6 +75,11 @@ PRESETS = [
 RECORD = WorldRecord(
     SCENARIO, "random feature amplification: XOR-like clusters, noisy labels (Frei et al.)",
     make_dataset, presets=tuple(PRESETS), procedures=("fcb2022", "gfl"), shared=("sigma_r",),
+    # FCB's world: credited to them under gfl too (the same citation as the fcb2022 record's)
+    source=Source("Frei, Chatterji & Bartlett 2022",
+                  "XOR-like clusters with noisy labels: one gradient step amplifies the random "
+                  "features that correlate with the cluster means",
+                  "Frei, Chatterji & Bartlett 2022"),
     # its generator reads d, σ_r, flip and structure (not D, k, labeling, p_o or noise); the
     # training settings are those fcb2022 or gfl read (engine.reads hides the other's)
     common=("d", "n", "n_test", "seed", "structure", "m", "T", "batch", "eta", "optimizer",

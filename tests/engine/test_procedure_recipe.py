@@ -1,7 +1,8 @@
-"""The procedure recipe (docs/procedures.md, issue 28 item 5): on a copy of the app, a toy
-procedure added as one package and one registry line is trained by the CLI with its own method
-names, plays in Explore and in Compare with its own labels and credit, and needs no other file;
-a procedure file that imports a ui/ module (or Streamlit) is found."""
+"""The procedure recipe (docs/procedures.md, issues 28 and 35): on a copy of the app, the docs'
+mean-field procedure (its own loss and update rule) added as one package and one registry line
+is trained by the CLI with its own method names, plays in Explore and in Compare with its own
+labels and credit, passes the conformance suite, and needs no other file; a procedure file that
+imports a ui/ module (or Streamlit) is found."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import pytest
 from engine.config import ConfigError, from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py", ".streamlit")
+PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py", ".streamlit", "tests", "pyproject.toml")
 FORBIDDEN = ("ui", "pages", "streamlit")  # what a procedure's package may not import
 
 
@@ -74,7 +75,7 @@ import json, os
 from streamlit.testing.v1 import AppTest
 tiny = dict(p.split("=") for p in {tiny!r})
 explore = AppTest.from_file(os.path.abspath("app.py"), default_timeout=120)
-explore.query_params.update({{"procedure": "toy", **tiny}})
+explore.query_params.update({{"procedure": "meanfield", **tiny}})
 explore.run()
 app = explore.session_state["app"]
 frames = set()
@@ -88,7 +89,7 @@ for _ in range(30):
         break
 frames = sorted(frames)
 compare = AppTest.from_file(os.path.abspath("app.py"), default_timeout=120)
-compare.query_params.update({{"procedure": "toy", **tiny}})
+compare.query_params.update({{"procedure": "meanfield", **tiny}})
 compare.switch_page("pages/compare.py").run()
 options = list(compare.multiselect(key="compare_methods").options)
 compare.button(key="compare_play").click().run()
@@ -121,29 +122,38 @@ def test_the_recipe_gives_a_procedure_the_cli_trains_and_the_pages_show(tmp_path
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1", "FEX_WORKERS": "0"}
     args = [a for s in (*TINY, f"procedure={name}") for a in ("--set", s)]
     cli = [sys.executable, "-m", "engine", "run", *args, "--quiet"]
-    res = subprocess.run([*cli, "--methods", "toy_net,toy_rf", "--out", "r.json"],
+    res = subprocess.run([*cli, "--methods", "mf_net,mf_rf", "--out", "r.json"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
-    assert "Toy net" in res.stdout and "Toy random features" in res.stdout
+    assert "Mean-field net" in res.stdout and "Mean-field random features" in res.stdout
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
-    assert report["procedure"] == name and list(report["methods"]) == ["toy_net", "toy_rf"]
-    assert len(report["history"]["toy_net"]) == 7
+    assert report["procedure"] == name and list(report["methods"]) == ["mf_net", "mf_rf"]
+    assert len(report["history"]["mf_net"]) == 7
+    assert report["schedule"] is None  # it trains by its own SGD, not the paper's schedule
     bad = subprocess.run([*cli, "--methods", "network"], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
-    assert "--methods=" in bad.stderr and "toy_net, toy_rf" in bad.stderr
+    assert "--methods=" in bad.stderr and "mf_net, mf_rf" in bad.stderr
     res = subprocess.run([sys.executable, "-c", PAGES.format(tiny=TINY)], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     shown = json.loads(res.stdout.strip().splitlines()[-1])
     assert shown["errors"] == [], shown
-    assert any("Doe & Roe 2031" in c for c in shown["explore_credit"]), shown
-    assert len(shown["explore_frames"]) >= 3 and shown["width"] == ["m — 20 neurons"], shown
-    assert shown["options"] == ["Toy net", "Toy random features"], shown
-    assert shown["trained"] == ["toy_net", "toy_rf"], shown
-    assert {"Toy net", "Toy random features"} <= set(shown["columns"]), shown
-    assert any("Doe & Roe 2031" in c for c in shown["compare_credit"]), shown
-    assert shown["headlines"] == ["Toy net − toy RF"], shown
+    credit = "Mei, Montanari & Nguyen"
+    assert any(credit in c for c in shown["explore_credit"]), shown
+    assert len(shown["explore_frames"]) >= 3 and shown["width"] == ["m — 10 neurons"], shown
+    assert shown["options"] == ["Mean-field net", "Mean-field random features"], shown
+    assert shown["trained"] == ["mf_net", "mf_rf"], shown
+    assert {"Mean-field net", "Mean-field random features"} <= set(shown["columns"]), shown
+    assert any(credit in c for c in shown["compare_credit"]), shown
+    assert shown["headlines"] == ["MF net − MF RF"], shown
+    # the conformance suite, on the copy: the new procedure is among its cases by registering
+    suite = ["tests/engine/test_conformance.py", "tests/ui/test_conformance_pages.py"]
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-k", name, *suite], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert re.search(r"(\d+) passed", res.stdout) and " failed" not in res.stdout
     # the check that keeps the pages off a procedure's internals finds a ui/ import in it
     assert ui_imports(tmp_path) == []
     package = tmp_path / "engine" / "procedures" / name / "__init__.py"

@@ -143,7 +143,7 @@ def readme_recipe() -> tuple[str, str, str]:
 
 def follow_recipe(dest: Path) -> str:
     """Copy the app and the engine to dest, then do what docs/extending.md says; the name."""
-    for part in (*PRODUCT, ".streamlit"):
+    for part in (*PRODUCT, ".streamlit", "tests", "pyproject.toml"):  # tests: the conformance
         src = ROOT / part
         if src.is_dir():
             shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
@@ -214,6 +214,13 @@ def test_the_readme_world_recipe_gives_a_world_the_cli_trains_and_explore_shows(
     assert shown["world"] == name and shown["steps"] >= 4 and shown["frames"], shown
     assert shown["errors"] == [] and name in shown["worlds"], shown
     assert shown["own_setting"] is not None
+    # the conformance suite on the copy: the new world is among its cases by registering
+    suite = ["tests/engine/test_conformance.py", "tests/ui/test_conformance_pages.py"]
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-k", name, *suite], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert re.search(r"\d+ passed", res.stdout) and " failed" not in res.stdout
 
 
 def test_the_guard_sizes_a_world_from_its_record():

@@ -216,7 +216,7 @@ def test_mixture_without_truth_shows_centres_not_stars():
 OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown, map marks)
     "paper-hidden-repr": (True, "centres, label +1"),  # the 2×50 labelled hidden vectors
     "dm-sparse-parity": (True, "+Σ_A M"), "paper-mog-1": (False, "centres, label +1"),
-    "real-digits-01": (False, None), "fcb-xor": (False, "centres, label +1"),
+    "real-digits-01": (False, None), "fcb-xor": (False, "+µ₁"),  # its named centres
     "digits-teacher-student": (False, None),
     # the GFL procedure's worlds (issue 21): its own run in the same player, a star per
     # feature direction D_j (a centre: D_j alone; a feature or subspace direction: ±D_j)

@@ -161,9 +161,10 @@ def test_the_xor_sidebar_shows_only_the_settings_the_world_reads():
     with pytest.raises(ConfigError, match="the gfl_xor world does not read it"):
         refuse_unread(cfg.replace(p_o=0.3), ["p_o"])
     refuse_unread(cfg, ["d", "sigma_r", "m", "T", "structure"])  # what it reads passes
-    # the line above the player names what the run reads: no p_o, the procedure, not a schedule
+    # the line above the player names what the run reads: no p_o, the procedure's own step
+    # rule (its record's), not a schedule
     head = [m.value for m in at.markdown if "n=600" in m.value and "batch=100" in m.value]
-    assert head and "**d=200 · m=16**" in head[0] and "procedure=gfl" in head[0]
+    assert head and "**d=200 · m=16**" in head[0] and "Algorithm 1" in head[0]
     assert "p_o" not in head[0] and "schedule" not in head[0], head[0]
 
 

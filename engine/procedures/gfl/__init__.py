@@ -91,7 +91,8 @@ TABLE = CompareTable(
           "their initial directions.",
     rows=rows,
     headlines=(("Network − NTK", "network", "ntk"), ("Network − RF", "network", "rf"),
-               ("Network − One Step", "network", "one_step")))
+               ("Network − One Step", "network", "one_step")),
+    groups=(), bands=((0, 1, "step 1"),))  # the large step that finds the features
 GLOSSARY = (
     ("m (GFL)", "width setting of Algorithm 1: 4m hidden neurons"),
     ("coverage", "min over the feature directions D_j of max over neurons of |cos(w_i, D_j)|: "
@@ -103,11 +104,17 @@ GLOSSARY = (
                        "centre); a star group's count is how many"),
     TEST_ACCURACY, MDS_MAP,
 )
+STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's calibration "
+             "rule, then the classifier stage's rule. A value that a step sets (η⁽¹⁾, SGD's L) "
+             "shows once that step is taken.")
 RECORD = ProcedureRecord(
     "gfl", "Shi 2024, Algorithm 1 (gradient feature learning)", ("binary", "regression"),
     tuple(BY_NAME[m] for m in METHODS), METHODS, make_run, SOURCE, TABLE,
     neurons=lambda m: 4 * m, run_bytes=run_bytes, glossary=GLOSSARY, frame="gfl",
-    settings=SETTINGS,
+    settings=SETTINGS, loss="hinge loss max(0, 1 − y·g(x)) (squared error on a regression world)",
+    step_rule=lambda cfg: "Algorithm 1: one large full-batch step, then the classifier stage",
+    step_table=lambda run, world: {"note": STEP_NOTE, "rows": run.step_sizes()},
+    stages=(("step 1 (reset)", "1"), ("classifier stage", "2–T")), schedule=False,
     # run.stage_rule; limit_ridge: the fixed-feature readouts' limits break ties with it
     reads=("m", "T", "batch", "optimizer", "optimizer_w", "eta", "eta_w", "limit_ridge"),
     charts=(Chart("score", "Test accuracy or MSE / Var(y)", ("test_acc", "test_mse_ratio"),

@@ -7,13 +7,10 @@ import numpy as np
 
 from ...frames import charts
 from ...frames.base import Maker
-from ...report import clean
+from ...frames.procedure import record
 from .narrate import gfl_text
 from .probes import layer_probes, plane_basis, plane_map
 
-STEP_NOTE = ("What Algorithm 1 uses on this data: step 1's η⁽¹⁾ by the world's calibration "
-             "rule, then the classifier stage's rule. A value that a step sets (η⁽¹⁾, SGD's L) "
-             "shows once that step is taken.")
 PLANE = {"title": "Map in the relevant plane span(u₁, u₂): neuron directions projected",
          "x": "⟨w/‖w‖, u₁⟩", "y": "⟨w/‖w‖, u₂⟩"}
 
@@ -81,15 +78,13 @@ class GFLFrames(Maker):
         return (f"Measured after every step: train and test accuracy (MSE / Var(y) on a "
                 f"regression world) on fixed samples of the {cfg.n:,} training and "
                 f"{cfg.n_test:,} test points (the whole sets at steps 0, 1, 2 and T); for the "
-                f"{4 * cfg.m:,} neurons, "
+                f"{record(cfg).neurons(cfg.m):,} neurons, "
                 "coverage (min over the feature directions D_j of the best neuron's |cos|), the "
                 "share of neurons on a direction (within cos 0.9 of a D_j star; a star's count "
                 "is how many) and the relevant share (median share of a neuron's weight in the "
                 "span of the D_j); the MDS map (classical MDS on cosine distance, rotated onto "
-                "the previous frame), or the relevant plane for a subspace world.")
-
-    def step_sizes(self) -> dict:
-        return {"note": STEP_NOTE, "rows": clean(self.run.step_sizes())}
+                "the previous frame), or the relevant plane for a subspace world. It minimises "
+                f"the {record(cfg).loss}.")
 
 
 # registered into engine.frames.MAKERS under the record's `frame` name (engine/frames/stream.py)

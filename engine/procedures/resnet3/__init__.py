@@ -60,8 +60,28 @@ def run_bytes(cfg, r: int, params: float) -> tuple[float, float]:
 
 
 def narrate_step(extra: dict, step: int, cfg, label: str = "") -> str:
-    """The ResNet's step in words against kα² (.narrate), for Compare."""
-    return narrate(extra, step, threshold(cfg), cfg.seed, label)
+    """The ResNet's step in words against kα² (.narrate) and where its weights sit,
+    for Compare."""
+    words = narrate(extra, step, threshold(cfg), cfg.seed, label)
+    return f"{words}\n\n{weights_line(extra, cfg.k)}"
+
+
+def _two(value) -> str:
+    """A probe to two decimals; '—' where the row has none (the report's rows hold None, not
+    NaN, for a probe a step did not measure)."""
+    return "—" if value is None or value != value else f"{value:.2f}"
+
+
+def weights_line(extra: dict, k: int) -> str:
+    """Where the weights sit: pair purity and relevant share of W's rows, V's support share."""
+    text = (f"First layer: pair purity {_two(extra.get('pair_purity'))} (the largest of {k} "
+            f"pair shares: about 0.18 for random rows at k = 8, 1 on a pair star), "
+            f"share on x₁…x₂ₖ {_two(extra.get('relevant_share'))} "
+            f"({2 * k}/30 at random)")
+    v = extra.get("v_support")
+    if v is not None and v == v:  # NaN: no second block
+        text += f"; V's share on out₁…out₄ (what G reads) {v:.2f} (4/{k} at random)"
+    return text + "."
 
 
 def header(cfg) -> str:
@@ -111,7 +131,7 @@ TABLE = CompareTable(
     headlines=(("ResNet − 2-layer", "resnet3", "two_layer"), ("ResNet − 3-layer FC", "resnet3",
                                                                "fc3"),
                ("ResNet − NTK", "resnet3", "ntk")),
-    footer=footer)
+    footer=footer, groups=(), bands=())
 KALPHA = Line(threshold, "kα²: above this line G is not learned at all")
 CHARTS = (
     Chart("error", "Test error against kα²", ("test_err",), "test error E‖out − y‖²", log=True,
@@ -139,4 +159,9 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header, reads=("m", "T", "batch"))  # engine.scenarios.azl.convert.ENGINE_NAMES
+    header=header, reads=("m", "T", "batch"),
+    loss="mean squared error ½‖out − y‖² with weight decay",
+    step_rule=lambda cfg: f"SGD with momentum {cfg.azl_momentum:g}, step sizes ×0.1 from epoch "
+                          f"{cfg.azl_drop_epoch}",
+    step_table=lambda run, world: {"note": run.step_sizes_note, "rows": run.step_sizes()},
+    stages=(("SGD", "1–T"),), schedule=False)  # engine.scenarios.azl.convert.ENGINE_NAMES

@@ -10,7 +10,7 @@ from ...frames.base import Maker, extra
 from ...frames.charts import BLUE, DASHES, GREEN, PURPLE, SKY, VERM, chart, count_chart, series
 from ...frames.frame import rounded
 from ...frames.limits import Curve
-from ...report import clean
+from ...frames.procedure import record
 
 # one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
 COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
@@ -85,10 +85,7 @@ class AZLFrames(Maker):
         return f"**{head[:1].upper()}{head[1:]}:** {rest}"
 
     def probes(self) -> str:
-        return PROBES
-
-    def step_sizes(self) -> dict:
-        return {"note": self.run.step_sizes_note, "rows": clean(self.run.step_sizes())}
+        return f"{PROBES} Every method minimises the {record(self.world.cfg).loss}."
 
 
 def azl_charts(threshold: float, threshold_text: str, methods: list[tuple[str, str]],

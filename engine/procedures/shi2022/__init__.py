@@ -10,6 +10,7 @@ from ...method_table import METHOD_RECORDS as TABLE1
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
+from .story import narrate
 
 SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
                 "A two-layer network learns features from structured inputs",
@@ -27,13 +28,14 @@ TABLE = CompareTable(
     title="Table 1 layout: train %, test %, cosine with Σ_A M",
     intro="Every method trains on the same data from the same initial network, one step at a "
           "time. Solid lines: with the input structure of the paper; dotted: without it (A1′). "
-          "The paper's claim: the network (and Two Step) beats every fixed-feature method, and "
+          "The claim: the network (and Two Step) beats every fixed-feature method, and "
           "loses that edge when the structure is removed.",
     rows=accuracy_rows,
     headlines=(("Network − NTK", "network", "ntk"), ("Network − RF", "network", "rf"),
                ("Two Step − One Step", "two_step", "one_step"),
                ("Network: with − without structure", "network", "network_no_structure")),
     groups=(("With input structure", WITH), ("Without input structure (A1′)", WITHOUT)),
+    bands=((0, 2, "steps 1–2"),),  # where the features emerge
     claims_note="mean of 5 runs in the paper")
 CHARTS = (
     Chart("accuracy", "Test accuracy", ("test_acc",), "test accuracy",
@@ -51,7 +53,20 @@ GLOSSARY = (
     ("on a star", "a neuron with |cos(w_i, ±Σ_A M)| > 0.9"),
     TEST_ACCURACY, MDS_MAP,
 )
+STEP_NOTE = ("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, the classifier "
+             "stage's rule); the same numbers are in the JSON report.")
+
+
+def step_table(run, world) -> dict:
+    """The three stages' step sizes as the schedule computed them for this data."""
+    return {"note": STEP_NOTE, "rows": world.schedule.rows()}
+
+
 RECORD = ProcedureRecord(
     "shi2022", "Shi, Wei & Liang 2022 (three-stage schedule)", ("binary",), TABLE1, COLUMNS,
     make_run, SOURCE, TABLE, neurons=lambda m: 2 * m, charts=CHARTS, glossary=GLOSSARY,
-    frame="engine")
+    frame="engine", loss="hinge loss max(0, 1 − y·g(x)) with weight decay",
+    step_rule=lambda cfg: f"three-stage schedule ({cfg.schedule}): two large full-batch steps, "
+                          "then the classifier stage",
+    step_table=step_table, schedule=True, story=narrate,
+    stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))

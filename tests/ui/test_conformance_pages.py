@@ -1,0 +1,96 @@
+"""The conformance suite's page part (issue 35): for every registered procedure × every world it
+trains with (tests/engine/conformance.py), Compare runs its default methods to the end in the
+real app (AppTest) and shows the run's own credit, labels and bands; Explore's offline HTML and
+GIF carry that credit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly.io
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.frames import FrameStream
+from engine.procedures import RECORDS, source_of
+from tests.engine.conformance import case_id, cases, tiny
+from ui import export, gif
+from ui.state import AppState, url_params
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+CASES = cases()
+IDS = [case_id(c) for c in CASES]
+
+
+def compare_to_end(params: dict, max_ticks: int = 300) -> AppTest:
+    """The Compare page of the URL query, Play pressed, ticked until its summary."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(params)
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="compare_play").click().run()
+    for _ in range(max_ticks):
+        cs = at.session_state["app"].compare
+        if cs.summary is not None or cs.error or at.exception:
+            break
+        at.run()
+    return at
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_compare_runs_to_the_end_in_the_runs_own_words(case):
+    cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
+    at = compare_to_end(url_params(cfg, record.defaults))
+    cs = at.session_state["app"].compare
+    errors = [e.value for e in (*at.error, *at.exception)] + ([cs.error] if cs.error else [])
+    assert errors == [] and cs.summary is not None, (case, errors)
+    assert set(cs.summary["methods"]) == set(record.defaults)
+    captions = " ".join(c.value for c in at.caption)
+    assert source_of(cfg).citation in captions, case
+    labels = set(record.labels().values())
+    for chart in at.get("plotly_chart"):  # every curve is named by the record's labels
+        fig = plotly.io.from_json(chart.proto.spec)
+        names = {t.name.split(" · ")[-1] for t in fig.data
+                 if t.name and t.showlegend is not False and "limit" not in t.name}
+        assert names <= labels, (case, names - labels)
+
+
+@pytest.fixture(scope="module")
+def explored() -> dict:
+    """Per case, an AppState with its Explore stream played to the end (no page: the exports
+    read the stream, as the download buttons do)."""
+    out = {}
+    for case in CASES:
+        cfg = tiny(case[1], case[0])
+        state = AppState(cfg=cfg)
+        state.explore.stream, state.explore.run_cfg = FrameStream(cfg, device="cpu"), cfg
+        state.explore.stream.advance()
+        out[case] = state
+    return out
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_offline_html_and_gif_carry_the_runs_credit(explored, case):
+    state = explored[case]
+    credit = source_of(state.explore.run_cfg)
+    page = export.export_html(state, "conformance")
+    assert credit.citation in page.replace("&amp;", "&"), case
+    meta = gif.gif_meta(state)
+    assert meta["credit"] == credit.citation
+    shot = gif.decode(meta, gif.playback.pack(state, 0, 1))
+    assert gif.frame(shot, meta, 1.0).info["credit"] == credit.citation
+
+
+def test_the_compare_legend_and_bands_are_the_records():
+    """shi2022's chart: its groups' titles and its steps 1–2 band; fcb2022's: its own step-1
+    band and no "with structure" group (the paper's defaults on main)."""
+    for name, world in (("shi2022", "sparse_coding"), ("fcb2022", "fcb")):
+        record, cfg = RECORDS[name], tiny(world, name)
+        at = compare_to_end(url_params(cfg, record.defaults))
+        fig = plotly.io.from_json(at.get("plotly_chart")[0].proto.spec)
+        groups = {t.legendgrouptitle.text for t in fig.data if t.legendgrouptitle.text}
+        assert groups <= {title for title, _ in record.table.groups}, (name, groups)
+        notes = {a.text for a in fig.layout.annotations or ()}
+        assert {w for _, _, w in record.table.bands} <= notes, (name, notes)
+        if name == "fcb2022":
+            assert "steps 1–2" not in notes and "with structure" not in groups
