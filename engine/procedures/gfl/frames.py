@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...frames import charts
 from ...frames.base import Maker
+from ...frames.charts import coverage_chart, map_spec
 from ...frames.procedure import record
 from .narrate import gfl_text
 from .probes import layer_probes, plane_basis, plane_map
@@ -62,12 +62,12 @@ class GFLFrames(Maker):
     def map_spec(self) -> dict:
         """A subspace world's map is its relevant plane, with the plane's axes."""
         if self.basis is None:
-            return charts.map_spec()
-        return charts.map_spec(PLANE["title"], {"x": PLANE["x"], "y": PLANE["y"]})
+            return map_spec()
+        return map_spec(PLANE["title"], {"x": PLANE["x"], "y": PLANE["y"]})
 
     def charts(self, marks: list[dict]) -> list[dict]:
         """The score and Algorithm 1's probes."""
-        return [super().charts(marks)[0], charts.coverage_chart()]
+        return [super().charts(marks)[0], coverage_chart()]
 
     def narrate(self, i: int) -> str:
         return gfl_text(self.run.history[i])

@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...frames import charts
 from ...frames.base import Maker, extra
-from ...frames.charts import BLUE, DASHES, GREEN, PURPLE, SKY, VERM, chart, count_chart, series
+from ...frames.charts import (
+    BLUE,
+    DASHES,
+    GREEN,
+    PURPLE,
+    SKY,
+    VERM,
+    chart,
+    count_chart,
+    map_spec,
+    series,
+)
 from ...frames.frame import rounded
 from ...frames.limits import Curve
 from ...frames.procedure import record
@@ -68,11 +78,11 @@ class AZLFrames(Maker):
 
     def map_spec(self) -> dict:
         """The ResNet's first layer: no single output weight a_i to colour by (A is k×m)."""
-        return charts.map_spec(sign=False)
+        return map_spec(sign=False)
 
     def charts(self, marks: list[dict]) -> list[dict]:
         """Every method's test error with the kα² line, c_F and c_G, where the weights sit, the
-        neurons per pair (charts.azl_charts)."""
+        neurons per pair (azl_charts)."""
         return azl_charts(self.run.world.cfg.threshold, THRESHOLD_TEXT,
                           [(name, COLORS[m]) for m, name in self.run.labels.items()], marks)
 
