@@ -39,10 +39,11 @@ def export_html(state: AppState, title: str) -> str:
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>body{{margin:16px;font-family:sans-serif}}"
         f"{playback.player_css()}</style></head><body data-theme='light'>"
-        f"<h2 style='margin:0 0 4px'>{html.escape(title)}</h2>"
+        # one main landmark and an h1 (axe: landmark-one-main, page-has-heading-one, region)
+        f"<main><h1 style='margin:0 0 4px;font-size:1.5em'>{html.escape(title)}</h1>"
         "<p style='margin:0 0 8px;color:#666'>Offline copy of a run of the feature-emergence "
         f"explorer: {credit}. Keys: space = play/pause, → = step, "
-        "← = back, R = reset.</p><div id='fe-root'></div>"
+        "← = back, R = reset.</p><div id='fe-root'></div></main>"
         f"<script type='application/json' id='fe-data'>{payload}</script>"
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></body></html>")
 

@@ -101,5 +101,7 @@ def _style(m: Mode) -> None:
                 '.stApp [data-testid="stTooltipIcon"] button{background:transparent !important;'
                 'border:none !important}'
                 f'.stApp [data-testid="stTooltipIcon"] svg{{stroke:{DARK_FG} !important;'
-                'opacity:0.7}')
+                'opacity:0.7}'
+                # the focus ring (ui/a11y.py) in a light blue: 9 : 1 on the dark page
+                '.stApp :focus-visible{outline-color:#8ab4f8 !important}')
     st.html(f"<style>{css}</style>")
