@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from engine.config import Config
 from engine.frames import FrameStream
@@ -94,7 +95,10 @@ def settle(page: Page, wait_for_app, url: str) -> None:
     wait_for_app(page, timeout_ms=180_000)
     if url.startswith(("/?", "/explore")) or url == "/":
         page.wait_for_selector(PLAYER, timeout=120_000)
-    page.wait_for_function("() => globalThis.FE_A11Y", timeout=60_000)
+    try:
+        page.wait_for_function("() => globalThis.FE_A11Y", timeout=30_000)
+    except PlaywrightTimeout:  # no marker: what it would have fixed shows in axe's report
+        pass
     page.evaluate(SCROLL_THROUGH)
     page.wait_for_timeout(600)  # the marker looks again 250 ms after the page last changed
 
