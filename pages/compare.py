@@ -164,7 +164,7 @@ def live() -> None:
         st.error(state.compare.error, icon=":material/error:")
     step, T, seed, seeds = cv.progress(state)
     seed_txt = f" · seed {seed} / {seeds}" if seeds > 1 else ""
-    st.markdown(f"## step {step} / {T}{seed_txt}")
+    st.container(key="fe_step").markdown(f"## step {step} / {T}{seed_txt}")  # size: ui/a11y
     st.progress(min(step / max(T, 1), 1.0))
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")

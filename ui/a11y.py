@@ -9,7 +9,7 @@ FOCUS = "#1f5fbf"  # the theme's primary colour: 6.1 : 1 on white, 5.4 : 1 on th
 # Streamlit's caption grey (#828180) is 3.9 : 1 on white; this one is 6.4 : 1 on white and
 # 5.7 : 1 on the sidebar's #f0f2f6 (WCAG AA asks 4.5 : 1 for text of this size).
 MUTED = "#615f5d"
-CODE_IN_CAPTION = "#1d6b40"  # inline code in a caption: 6.3 : 1 on its #fdfdfd chip (was 3.0)
+CODE_IN_CAPTION = "#1d6b40"  # inline code in a caption: 6.4 : 1 on its #fdfdfd chip (was 3.0)
 
 CSS = f"""
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p {{
@@ -18,6 +18,9 @@ CSS = f"""
 .stApp :focus-visible {{ outline: 2px solid {FOCUS} !important; outline-offset: 2px; }}
 .stApp main:focus-visible {{ outline-offset: -2px; }}
 .st-key-fe_a11y {{ display: none !important; }}
+/* headings one level below their section (axe: heading-order) keep the size they had: the
+   Reproduce cards' titles (h3 in a column) and Compare's step counter (h2) */
+.stColumn h3, .st-key-fe_step h2 {{ font-size: 1.5rem !important; }}
 @media (prefers-reduced-motion: reduce) {{
   *, *::before, *::after {{ animation-duration: 0.01ms !important;
     animation-iteration-count: 1 !important; animation-delay: 0s !important;
