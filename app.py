@@ -9,7 +9,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import streamlit as st  # noqa: E402
 import threadpoolctl  # noqa: E402
 
-from ui import present, router  # noqa: E402
+from ui import a11y, present, router  # noqa: E402
 from ui.page_list import DEFAULT, DEFAULT_URL_PATH, PAGES  # noqa: E402
 
 # The app's numpy work is small matrices, where OpenBLAS threads only add contention.
@@ -24,5 +24,6 @@ navigation = [st.Page(p.script, title=p.title, icon=p.icon, default=p is DEFAULT
 navigation.append(st.Page(DEFAULT.script, title=DEFAULT.title, url_path=DEFAULT.slug,
                           visibility="hidden"))
 page = st.navigation(navigation)
+a11y.page_setup()  # contrast, focus ring, reduced motion, focusable scroll regions
 present.copy_link()  # at the top of every page: the address holds the setting and the view
 router.run(page)

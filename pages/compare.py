@@ -59,7 +59,7 @@ def setting_row() -> None:
 
 def paper_numbers(preset) -> None:
     """The paper's row of numbers for this preset, shown at once (ours join them when done)."""
-    rows = ["| | " + " | ".join(LABELS.get(m, m) for m in preset.paper) + " |",
+    rows = ["| paper | " + " | ".join(LABELS.get(m, m) for m in preset.paper) + " |",
             "|---|" + "---|" * len(preset.paper)]
     for key, name in (("train_acc", "train %"), ("test_acc", "test %"), ("cos", "cos")):
         cells = [entry.get(key) for entry in preset.paper.values()]
@@ -134,7 +134,7 @@ def table(report: dict) -> None:
                    "the downloads show every step before it.")
     for title, frame in cv.tables(report):
         st.markdown(f"**{title}**")
-        st.dataframe(frame, width="stretch")
+        st.dataframe(frame.rename_axis("measure"), width="stretch")  # no empty header
     preset = report.get("preset")
     if preset:
         st.caption(f"Paper numbers: {PRESETS[preset].source} ({PROC.table.claims_note}). "
@@ -167,7 +167,7 @@ def live() -> None:
         st.error(state.compare.error, icon=":material/error:")
     step, T, seed, seeds = cv.progress(state)
     seed_txt = f" · seed {seed} / {seeds}" if seeds > 1 else ""
-    st.markdown(f"#### step {step} / {T}{seed_txt}")
+    st.container(key="fe_step").markdown(f"## step {step} / {T}{seed_txt}")  # size: ui/a11y
     st.progress(min(step / max(T, 1), 1.0))
     if state.compare.estimate:
         st.caption(f"Estimated cost per seed: {state.compare.estimate}.")

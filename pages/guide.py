@@ -245,11 +245,31 @@ def glossary() -> None:
                              for term, meaning, who in procedure_glossary()))
 
 
+def keyboard() -> None:
+    """Keyboard use: the player's keys (ui/player/playback.js) and moving between controls."""
+    st.header("Keyboard")
+    st.markdown(
+        "Every control is reached with **Tab** (back with **Shift+Tab**) and shows a blue "
+        "focus ring; the first Tab offers *Skip to main content*, past the sidebar. Wide "
+        "commands and formulas take the focus too, so the arrow keys scroll them. On Explore "
+        "and in an offline HTML player the player's keys work wherever the focus is, except "
+        "in a text field (outside presentation mode a slider or a list keeps its own arrows):\n\n"
+        "| key | does |\n|---|---|\n"
+        "| space | play / pause |\n"
+        "| → | one step forward |\n"
+        "| ← | one step back |\n"
+        "| R | back to step 0 |\n"
+        "| Home | back to step 0 |\n"
+        "| End | the last step computed |\n\n"
+        "With *reduce motion* set in the operating system, the pages do not animate or "
+        "scroll smoothly.")
+
+
 def _cell(text: str) -> str:
     """A table cell: its own bars (|cos|) escaped, so they do not split the row."""
     return text.replace("|", "\\|")
 
 
 for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,
-                gfl_guide.section, glossary):
+                gfl_guide.section, keyboard, glossary):
     section()

@@ -131,7 +131,7 @@ if y is None:  # no heat map: the lines' points open their settings
 else:
     st.plotly_chart(figure, key="sweep_lines")
 
-st.subheader("Table")
+st.header("Table")
 st.dataframe(store.table(), hide_index=True, height=260)
 d1, d2 = st.columns(2)
 if store.refused():  # sized before anything is built (engine/exports.py)

@@ -53,7 +53,7 @@ def numbers_table(entry: dict) -> pd.DataFrame:
 def card(p: Preset) -> None:
     """One preset: the source's claims, our numbers, the command, open in Explore / Compare."""
     with st.container(border=True):
-        st.markdown(f"#### {p.title}")
+        st.markdown(f"### {p.title}")
         st.caption(f"`{p.name}` · source: {p.source}")
         st.write(p.description)
         st.markdown(f"**The source's claims:** {CLAIMS}")
@@ -61,7 +61,7 @@ def card(p: Preset) -> None:
         if entry is not None:
             seeds = ", ".join(str(s) for s in entry["seeds"])
             st.markdown(f"**Our numbers** (seeds {seeds}):")
-            st.dataframe(numbers_table(entry), width="stretch")
+            st.dataframe(numbers_table(entry).rename_axis("method"), width="stretch")
             st.caption("`OMP_NUM_THREADS=1 .venv/bin/python -m scripts.azl_results`")
             if lc.missing(entry["methods"]):
                 st.caption(lc.not_stored(p.name))

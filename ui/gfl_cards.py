@@ -69,13 +69,13 @@ def numbers_table(entry: dict) -> pd.DataFrame:
 def card(p: Preset) -> None:
     """One preset: the source's claim, our numbers, the command, open in Explore / Compare."""
     with st.container(border=True):
-        st.markdown(f"#### {p.title}")
+        st.markdown(f"### {p.title}")
         st.caption(f"`{p.name}` · source: {p.source}")
         st.markdown(f"**The source's claim:** {CLAIMS.get(p.name, p.description)}")
         entry = stored().get(p.name)
         if entry is not None:
             st.markdown("**Our numbers** (seed 0):")
-            st.dataframe(numbers_table(entry), width="stretch")
+            st.dataframe(numbers_table(entry).rename_axis("method"), width="stretch")
             st.caption(f"`{entry['command']}` · commit {entry['commit']} · {entry['date']}")
             if lc.missing(entry["methods"]):
                 st.caption(lc.not_stored(p.name))

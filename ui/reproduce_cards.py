@@ -149,7 +149,7 @@ def buttons(name: str, where: str, methods: tuple[str, ...] | None = None,
 def figure_card(fig: Figure, index: int) -> None:
     """A card for one figure."""
     with st.container(border=True):
-        st.markdown(f"#### {fig.title}")
+        st.markdown(f"### {fig.title}")
         st.write(fig.shows)
         st.markdown(f"**What to look for:** {fig.look_for}")
         st.code(command(fig.preset), language="bash")
@@ -160,12 +160,13 @@ def figure_card(fig: Figure, index: int) -> None:
 def preset_card(p: Preset) -> None:
     """A card for one preset: what it is, the paper's numbers if any, the command, buttons."""
     with st.container(border=True):
-        st.markdown(f"#### {p.title}")
+        st.markdown(f"### {p.title}")
         st.caption(f"`{p.name}` · source: {p.source}")
         st.write(p.description)
         if p.paper:
             entry = stored_results().get(p.name)
-            st.dataframe(paper_table(p.paper, entry and entry["methods"]), width="stretch")
+            st.dataframe(paper_table(p.paper, entry and entry["methods"]).rename_axis("measure"),
+                         width="stretch")  # a named index: no empty column header
             st.caption(results_note(entry))
             if entry and lc.missing(entry["methods"]):
                 st.caption(lc.not_stored(p.name))

@@ -22,7 +22,7 @@ def counters(page: Page, main, timeout_s: float = 120.0) -> list[int]:
     seen: list[int] = []
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        for text in main.locator("h4").all_inner_texts():
+        for text in main.locator("h2").all_inner_texts():
             match = re.match(rf"step (\d+) / {last}", text)
             if match and int(match.group(1)) not in seen:
                 seen.append(int(match.group(1)))

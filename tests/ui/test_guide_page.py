@@ -92,3 +92,26 @@ def test_the_guide_explains_algorithm_1_with_the_stored_gfl_numbers() -> None:
     assert f"{net['probes']['1']['coverage']:.2f} after step 1" in text
     assert f"{100 * net['test_acc']:.1f} % for the network" in text
     assert "no experiments" in text
+
+
+# how the Guide writes a key of the player's KEYS table (ui/player/playback.js)
+KEY_WORDS = {" ": "space", "ArrowRight": "→", "ArrowLeft": "←", "r": "R", "R": "R"}
+
+
+def test_the_guide_lists_every_key_of_the_player() -> None:
+    """The Keyboard section (issue 34) names each key the player answers, read from its code."""
+    import re
+
+    js = (GUIDE.parents[1] / "ui" / "player" / "playback.js").read_text(encoding="utf-8")
+    table = re.search(r"const KEYS = \{(.*?)\};", js, re.S).group(1)
+    keys = re.findall(r'"?([^",{}:\s]+|" ")"?\s*:\s*"\w+"', table)
+    keys = [" " if k == '" "' else k for k in keys]
+    assert {"ArrowRight", "ArrowLeft", " "} <= set(keys), keys
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/guide.py").run()
+    assert "Keyboard" in [h.value for h in at.header]
+    section = next(m.value for m in at.markdown if "| key | does |" in m.value)
+    rows = dict(re.findall(r"^\| (.+?) \| (.+?) \|$", section, re.M))
+    for key in keys:
+        assert KEY_WORDS.get(key, key) in rows, f"the Guide does not list the key {key!r}"
+    assert "Tab" in section and "focus ring" in section
