@@ -25,8 +25,8 @@ def test_a_finished_run_opens_whole_on_another_page(context, app_server) -> None
     first = context.new_page()
     first.goto(url)  # step=T in the link: this page has the whole run computed
     first.wait_for_function(FRAMES_JS, arg=451, timeout=280_000, polling=200)
-    second = context.new_page()
-    second.goto(url)
+    second = context.new_page()  # the link without step=T: a class opening it at step 0
+    second.goto(url.replace("&step=450", ""))
     second.wait_for_selector(".fe-player[data-step]", timeout=120_000)
     # the hub holds every frame: they all come without a click (generous for a loaded machine)
     second.wait_for_function(FRAMES_JS, arg=451, timeout=20_000, polling=100)
