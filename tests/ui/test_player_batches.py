@@ -8,7 +8,7 @@ import pytest
 
 from engine.config import Config
 from engine.frames import FrameStream
-from ui import player_view, playback
+from ui import playback, player_view
 from ui.state import AppState
 
 DONE = Config(n=1000, n_test=500, T=450, m=20, batch=100)
