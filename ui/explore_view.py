@@ -58,9 +58,13 @@ def downloads(state: AppState) -> None:
 def _download_row(files: dict, refused: dict, prepared, every: float | None) -> None:
     """The row of buttons: a file made, its download; otherwise why not (or "being
     prepared")."""
+    if every is not None and prepared.ready:
+        # all made: the buttons are offered by one full run without the timer, not by a tick
+        # that the rerun would redraw again under a click (that click was lost)
+        st.rerun()
     for col, (key, (label, _, name, mime, icon, tip)) in zip(st.columns(4), files.items(),
                                                              strict=True):
-        if key in prepared.files:
+        if key in prepared.files and every is None:
             col.download_button(label, prepared.files[key], file_name=name, mime=mime,
                                 icon=icon, width="stretch", help=tip, key=f"dl-{key}")
         else:
@@ -73,8 +77,6 @@ def _download_row(files: dict, refused: dict, prepared, every: float | None) -> 
         st.caption(f"{files[key][0]} not available: {msg}")
     if not prepared.ready:
         st.caption("Preparing the downloads…")
-    elif every is not None:
-        st.rerun()  # all made: a full run draws the row without its timer
 
 
 def _files(state: AppState) -> dict:

@@ -41,9 +41,14 @@ def test_every_export_click_delivers_its_file(page: Page, app_server, server_log
     for label in EXPORTS:
         button = page.get_by_role("button", name=label)
         expect(button).to_be_enabled(timeout=60_000)  # offered once its file is made
-        for _ in range(10):
-            with page.expect_download(timeout=10_000) as got:
-                button.click()
+        page.wait_for_timeout(1_000)  # the reruns of the last file's clicks have ended
+        for i in range(10):
+            try:
+                with page.expect_download(timeout=10_000) as got:
+                    button.click()
+            except Exception as err:  # noqa: BLE001 - which click, and what the page said
+                notes = page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+                raise AssertionError(f"{label}, click {i + 1}: no file in 10 s; {notes}") from err
             download = got.value
             assert download.failure() is None, (label, download.failure())
             path = download.path()
