@@ -10,6 +10,7 @@ import streamlit as st  # noqa: E402
 import threadpoolctl  # noqa: E402
 
 from ui import a11y, present, router  # noqa: E402
+from ui.hub_metrics import start_hub  # noqa: E402
 from ui.page_list import DEFAULT, DEFAULT_URL_PATH, PAGES  # noqa: E402
 
 # The app's numpy work is small matrices, where OpenBLAS threads only add contention.
@@ -17,6 +18,9 @@ threadpoolctl.threadpool_limits(1, user_api="blas")
 
 st.set_page_config(page_title="Feature emergence explorer", page_icon="🧠",
                    layout="wide")
+# The same hub start as asgi.py's lifespan (there it already ran, and this returns at once):
+# under `streamlit run app.py` the first page starts the workers before it subscribes.
+start_hub()
 # The default page runs under an internal name (st.navigation serves it at "/"); its hidden
 # twin answers a shared link to its own address.
 navigation = [st.Page(p.script, title=p.title, icon=p.icon, default=p is DEFAULT,

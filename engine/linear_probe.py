@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from .network import Params
 
@@ -38,6 +36,9 @@ def fit(p: Params, world, seed: int = 0) -> dict:
     x_all = frozen_features(p, d.z_train, trunc)
     y_all = d.y_train.cpu().numpy()
     x, y = x_all[idx], y_all[idx]
+    from sklearn.linear_model import LogisticRegression  # scikit-learn: imported where used
+    from sklearn.preprocessing import StandardScaler
+
     scaler = StandardScaler().fit(x)
     cut = int(0.8 * len(idx))
     best = max(C_GRID, key=lambda c: _score(c, scaler, x[:cut], y[:cut], x[cut:], y[cut:]))
@@ -52,5 +53,7 @@ def _score(c, scaler, x_tr, y_tr, x_va, y_va) -> float:
 
     if len(np.unique(y_tr)) < 2:
         return 0.0
+    from sklearn.linear_model import LogisticRegression
+
     clf = LogisticRegression(C=c, max_iter=300).fit(scaler.transform(x_tr), y_tr)
     return float(clf.score(scaler.transform(x_va), y_va))

@@ -8,7 +8,6 @@ import numpy as np
 
 # scipy.linalg is imported before the thread-pool controller is made, so its own BLAS is
 # among the pools that single_thread_blas() limits
-from scipy.linalg import eigh
 from threadpoolctl import ThreadpoolController  # ships with scikit-learn
 
 
@@ -48,6 +47,8 @@ def _top2(gram: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if n <= SMALL_EIGH:
         vals, vecs = np.linalg.eigh(gram)
         return vals[::-1][:2], vecs[:, ::-1][:, :2]
+    from scipy.linalg import eigh  # scipy: imported where used (issue 37)
+
     vals, vecs = eigh(gram, subset_by_index=[max(0, n - 2), n - 1], driver="evr",
                       check_finite=False)
     return vals[::-1], vecs[:, ::-1]

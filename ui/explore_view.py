@@ -37,16 +37,57 @@ def view_params(state: AppState) -> dict[str, str]:
 def downloads(state: AppState) -> None:
     """Metrics CSV and report JSON (the CLI's schema) of the run so far, and the exports.
 
-    Every file is built when its button is pressed (a callable), not on every pause: building
-    the report on the server took CPU from the browser beside it and slowed its first scrub.
     Each is sized first (engine.exports): one too large for this server is a disabled button
-    and its one-line reason under the row.
+    and its one-line reason under the row. The others are built once per run and length, off
+    the script thread (building the report on every pause took CPU from the browser beside it),
+    and a button is offered only with its file made: a click always delivers it, and a file
+    that could not be made says why under the row.
     """
+    n = len(state.explore.stream)
+    p = state.explore.player if state.explore.player is not None else {}
+    refused = export.refusals(state)
+    files = _files(state)
+    prepared = p.get("files")
+    if prepared is None or prepared[0] != n:
+        builders = {k: v[1] for k, v in files.items() if k not in refused}
+        prepared = p["files"] = (n, export.Prepared(builders))
+    prepared[1].wait()
+    # while files are still being made, the row alone reruns on a timer until they are
+    every = None if prepared[1].ready else export.POLL_S
+    st.fragment(run_every=every)(_download_row)(files, refused, prepared[1], every)
+
+
+def _download_row(files: dict, refused: dict, prepared, every: float | None) -> None:
+    """The row of buttons: a file made, its download; otherwise why not (or "being
+    prepared")."""
+    if every is not None and prepared.ready:
+        # all made: the buttons are offered by one full run without the timer, not by a tick
+        # that the rerun would redraw again under a click (that click was lost)
+        st.rerun()
+    for col, (key, (label, _, name, mime, icon, tip)) in zip(st.columns(4), files.items(),
+                                                             strict=True):
+        if key in prepared.files and every is None:
+            col.download_button(label, prepared.files[key], file_name=name, mime=mime,
+                                icon=icon, width="stretch", help=tip, key=f"dl-{key}")
+        else:
+            why = refused.get(key) or prepared.errors.get(key) or "being prepared…"
+            col.button(label, key=f"refused-{key}", icon=icon, width="stretch", disabled=True,
+                       help=why)
+    for msg in refused.values():
+        st.caption(f"Not offered on this server: {msg}")
+    for key, msg in prepared.errors.items():
+        st.caption(f"{files[key][0]} not available: {msg}")
+    if not prepared.ready:
+        st.caption("Preparing the downloads…")
+
+
+def _files(state: AppState) -> dict:
+    """key -> label, builder, file name, mime, icon, help."""
     t = len(state.explore.stream) - 1  # the last step made (frame i is step i)
     run_cfg = state.explore.run_cfg
     title = f"Feature emergence: {summary_line(run_cfg)} · T={run_cfg.T}"
     gif_note = _gif_note(len(state.explore.stream))
-    files = {  # key -> label, builder, file name, mime, icon, help
+    return {
         "csv": ("Metrics CSV", lambda: credited(history_csv(_frames(state)["rows"]),
                                                 source_of(run_cfg).credit()),
                 f"explore-step{t}.csv", "text/csv", ":material/download:", None),
@@ -60,17 +101,6 @@ def downloads(state: AppState) -> None:
                 f"explore-map-step{t}.gif", "image/gif", ":material/animation:",
                 f"the MDS map with each star's count, the step number burnt in; {gif_note}"),
     }
-    refused = export.refusals(state)
-    for col, (key, (label, build, name, mime, icon, tip)) in zip(st.columns(4), files.items(),
-                                                                  strict=True):
-        if key in refused:
-            col.button(label, key=f"refused-{key}", icon=icon, width="stretch", disabled=True,
-                       help=refused[key])
-        else:
-            col.download_button(label, build, file_name=name, mime=mime, icon=icon,
-                                width="stretch", help=tip)
-    for msg in refused.values():
-        st.caption(f"Not offered on this server: {msg}")
 
 
 def _gif_note(frames: int) -> str:

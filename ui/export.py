@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import html
 import json
+import threading
+import time
+from collections.abc import Callable
 
 from engine import exports
 from engine.config import ConfigError
+from engine.echo import plain
 from engine.procedures import source_of
 from ui import playback
 from ui.gif import export_gif  # noqa: F401  (the page's second export lives beside this one)
@@ -67,3 +71,41 @@ def refusals(state: AppState) -> dict[str, str]:
         except ConfigError as err:
             out[key] = str(err)
     return out
+
+
+PREPARE_WAIT_S = 1.0  # a page waits this long for its files (small runs: all of them) …
+POLL_S = 0.5  # … then the downloads row polls while the rest are prepared
+
+
+class Prepared:
+    """A run's download files built in a background thread, in order, before any button is
+    offered: a click fetches bytes already made (a file built on click, by Streamlit's deferred
+    download, sometimes never came: "deferredFile … timed out", nothing on the page)."""
+
+    def __init__(self, builders: dict[str, Callable[[], str | bytes]]):
+        self.files: dict[str, bytes] = {}
+        self.errors: dict[str, str] = {}
+        self.thread = threading.Thread(target=self._build, args=(builders,), daemon=True,
+                                       name="fex-downloads")
+        self.thread.start()
+
+    def _build(self, builders: dict) -> None:
+        for key, build in builders.items():
+            try:
+                data = build()
+                self.files[key] = data.encode() if isinstance(data, str) else bytes(data)
+            except ConfigError as err:  # the guard's one-line refusal
+                self.errors[key] = str(err)
+            except Exception as err:  # noqa: BLE001 - the page says it, the others go on
+                first = str(err).splitlines()[0] if str(err) else ""
+                self.errors[key] = plain(f"could not be prepared: {type(err).__name__}: "
+                                         f"{first}", 200)
+
+    @property
+    def ready(self) -> bool:
+        return not self.thread.is_alive()
+
+    def wait(self, seconds: float = PREPARE_WAIT_S) -> None:
+        deadline = time.monotonic() + seconds
+        while not self.ready and time.monotonic() < deadline:
+            self.thread.join(0.05)

@@ -1,10 +1,12 @@
-"""The run hub in the served app (asgi.py): GET /metrics in Prometheus text format, and the
-hub's workers started with the server and stopped with it."""
+"""The run hub in the app: GET /metrics in Prometheus text format (asgi.py), and the hub's
+workers started the same way by every entry point (start_hub: asgi.py's lifespan at server
+start, app.py's first page under `streamlit run app.py`) and stopped with the server."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
@@ -31,15 +33,31 @@ async def endpoint(request: Request) -> PlainTextResponse:
                              media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
+_started = threading.Event()
+_start_lock = threading.Lock()
+
+
+def start_hub() -> None:
+    """Start the hub's workers once per process (later calls return at once); a hub that
+    cannot start is logged once, and the pages say why when they subscribe."""
+    if _started.is_set():
+        return
+    with _start_lock:
+        if _started.is_set():
+            return
+        try:
+            if hub_enabled():
+                get_hub().start()
+        except ConfigError as err:  # e.g. no Ray cluster at FEX_RAY_ADDRESS: pages say it later
+            logging.getLogger(__name__).warning("run hub not started: %s", err)
+        _started.set()
+
+
 @contextlib.asynccontextmanager
 async def lifespan(app):
     """Start the workers before the first page asks (a worker imports torch: seconds), and
     stop them with the server."""
-    try:
-        if hub_enabled():
-            get_hub().start()
-    except ConfigError as err:  # e.g. no Ray cluster at FEX_RAY_ADDRESS: pages say it later
-        logging.getLogger(__name__).warning("run hub not started: %s", err)
+    start_hub()
     try:
         yield None
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine import exports
 from engine.frames.stream import DIRECTION_COLOURS, MARK_STYLES
 from ui.state import AppState
 
@@ -16,6 +17,16 @@ HERE = Path(__file__).resolve().parent / "player"
 PAGE_KEYS = ("source", "claim", "probes", "step_sizes", "report")
 # frames() keys for the downloads (not sent to the browser)
 DOWNLOAD_KEYS = ("rows", "summary")
+BATCH = 200  # frames per message while a run is computed (a tick's new frames are fewer)
+# A complete run goes out in messages of about this size: a warmed link opens with every frame
+# (player_view.unsent keeps the timer on until all are sent), none too large for the browser.
+DONE_BATCH_B = 4 * 2**20
+
+
+def done_batch(run_meta: dict) -> int:
+    """Frames per message of a complete run: ~DONE_BATCH_B (exports.html_mb's frame size)."""
+    per_frame = exports.HTML_FRAME_B + int(run_meta.get("points", 0)) * exports.HTML_POINT_B
+    return max(BATCH, DONE_BATCH_B // per_frame)
 
 
 def player_js() -> str:
@@ -42,10 +53,13 @@ def pack(state: AppState, start: int, stop: int) -> dict:
     return {k: v for k, v in frames.items() if k not in DOWNLOAD_KEYS}
 
 
-def batch(state: AppState, run_meta: dict, start: int, limit: int = 200) -> dict:
-    """The component's data: the run's meta and the frames from `start` (at most `limit`)."""
+def batch(state: AppState, run_meta: dict, start: int, limit: int | None = None) -> dict:
+    """The component's data: the run's meta and the frames from `start` (at most `limit`;
+    by default BATCH, or DONE_BATCH of a complete run, which the browser gets at once)."""
     stream = state.explore.stream
     n = len(stream)
+    if limit is None:
+        limit = done_batch(run_meta) if stream.done and not stream.error else BATCH
     start = min(start, n)
     stop = min(n, start + limit)
     return {"meta": run_meta, "start": start, "frames": pack(state, start, stop),

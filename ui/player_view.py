@@ -104,6 +104,14 @@ def computing(state: AppState) -> bool:
     return len(stream) < live.wanted(session(state))
 
 
+def unsent(state: AppState) -> bool:
+    """Whether frames the server holds have not gone to the browser yet (a batch is at most
+    playback.BATCH frames): a complete run, warmed or finished by another session, goes out in
+    back-to-back ticks, not one batch per click on the page."""
+    stream = state.explore.stream
+    return stream is not None and session(state)["sent"] < len(stream)
+
+
 def ticking(state: AppState, now: float | None = None) -> bool:
     """Whether the live fragment should keep its timer: while computing, and for IDLE_S after.
 
@@ -113,7 +121,7 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     needs no full run to restart the timer.
     """
     now = time.monotonic() if now is None else now
-    if computing(state):
+    if computing(state) or unsent(state):
         state.explore.idle_since = None
         return True
     stream = state.explore.stream

@@ -8,11 +8,14 @@ every process sentinel at once, so a dead worker is seen at once and fails only 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
+import types
 from collections import deque
 from multiprocessing.connection import wait
 
@@ -82,6 +85,25 @@ def _next(order: deque, slots: dict) -> str | None:
     return None
 
 
+_MAIN_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _bare_main():
+    """Spawn re-runs the parent's __main__ in the child, and under `streamlit run app.py` that
+    is the page script (Streamlit installs it as __main__): a worker would import Streamlit and
+    run the app, start a hub of its own and fail. A bare __main__ for the moment of the spawn
+    makes the worker import only the engine."""
+    with _MAIN_LOCK:
+        saved = sys.modules.get("__main__")
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            yield
+        finally:
+            if saved is not None:
+                sys.modules["__main__"] = saved
+
+
 class Worker:
     """The hub's handle on one worker process."""
 
@@ -91,7 +113,8 @@ class Worker:
         self.busy = ctx.Array("c", 40, lock=False)
         self.process = ctx.Process(target=worker_main, name=f"fex-hub-worker-{index}",
                                    args=(child, self.busy, factory, os.getpid()), daemon=True)
-        self.process.start()
+        with _bare_main():
+            self.process.start()
         child.close()
         self.keys: set[str] = set()
         self.lock = threading.Lock()
@@ -117,12 +140,21 @@ class LocalPool:
     def __init__(self, workers: int, factory: str, deliver, crashed):
         self.ctx = multiprocessing.get_context("spawn")  # fork would copy torch's thread pools
         self.factory, self.deliver, self.crashed = factory, deliver, crashed
-        self.workers = [Worker(self.ctx, i, factory) for i in range(workers)]
+        self.workers: list[Worker] = []
         self.where: dict[str, Worker] = {}
         self.closed = False
         self.lock = threading.Lock()
-        self.reader = threading.Thread(target=self._read, name="fex-hub-reader", daemon=True)
+        # The workers are started by the reader thread, which lives as long as the pool:
+        # PR_SET_PDEATHSIG fires when the *thread* that forked a worker exits, and a
+        # Streamlit script run (the lazy start under `streamlit run app.py`) is a short thread,
+        # so workers it started were killed when that page's run ended (issue 37).
+        ready = threading.Event()
+        self.reader = threading.Thread(target=self._read, args=(workers, ready),
+                                       name="fex-hub-reader", daemon=True)
         self.reader.start()
+        ready.wait()
+        if len(self.workers) != workers:
+            raise RuntimeError("the hub's worker processes could not be started")
 
     @property
     def size(self) -> int:
@@ -161,8 +193,13 @@ class LocalPool:
     def pids(self) -> list[int]:
         return [w.process.pid for w in self.workers]
 
-    def _read(self) -> None:
-        """Deliver every worker's messages; replace a worker that died."""
+    def _read(self, count: int, ready: threading.Event) -> None:
+        """Start the workers, then deliver their messages and replace one that died."""
+        try:
+            with self.lock:
+                self.workers = [Worker(self.ctx, i, self.factory) for i in range(count)]
+        finally:
+            ready.set()
         while not self.closed:
             with self.lock:
                 conns = {w.conn: w for w in self.workers}

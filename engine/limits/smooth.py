@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from scipy.optimize import minimize
 
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
@@ -88,6 +87,8 @@ def logistic(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
         r = -y * torch.sigmoid(-m) / n
         g = op.rmv(r) + 2 * obj.lam * v[:p]
         return val, torch.cat([g, r.sum().reshape(1)] if obj.intercept else [g]).numpy()
+
+    from scipy.optimize import minimize  # scipy: imported where used (issue 37)
 
     x0 = np.zeros(p + int(obj.intercept))
     g0 = np.linalg.norm(fg(x0)[1])

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from sklearn.cluster import KMeans
 
 from ..data import Dataset, Stats
 from ..errors import ConfigError
@@ -84,6 +83,8 @@ def two_cluster_score(weights: np.ndarray, seed: int = 0,
                       top: float = 1.0) -> tuple[float, np.ndarray]:
     """2-means on the unit neuron directions (of the `top` fraction with the largest norms):
     mean cosine of a neuron with its cluster's centre direction, and the two centre directions."""
+    from sklearn.cluster import KMeans  # here: scikit-learn costs ~1 s to import (issue 37)
+
     u = unit_rows(top_norm(weights, top))
     km = KMeans(n_clusters=2, n_init=10, random_state=seed).fit(u)
     cent = unit_rows(km.cluster_centers_)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.datasets import load_digits
 
 from ..data import Dataset
 from ..errors import ConfigError
@@ -93,6 +92,8 @@ def data_root() -> Path:
 
 def _digits() -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's bundled 8×8 digits, pixels scaled to [0, 1]."""
+    from sklearn.datasets import load_digits  # imported where used: ~1 s (issue 37)
+
     bunch = load_digits()
     return bunch.data.astype(np.float32) / 16.0, bunch.target.astype(np.int64)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -233,3 +234,28 @@ def test_workers_fit_the_memory_limit_and_bad_values_are_refused(monkeypatch):
     monkeypatch.setenv("FEX_HUB_MEMORY_MB", "lots")
     with pytest.raises(ConfigError, match="FEX_HUB_MEMORY_MB"):
         Hub(None).budget.cap()
+
+
+def test_a_hub_started_by_a_short_lived_thread_keeps_its_first_run():
+    """`streamlit run app.py` starts the hub lazily, inside a page's script run (a thread that
+    ends after the first frame): the workers and the first subscription outlive that thread
+    (they were killed with it: "computed 0 of 600 steps", Play stuck)."""
+    h, cfg, out = make(workers=1), TINY.replace(seed=31), {}
+
+    def page_run():  # subscribe, wait for step 0 (as HubStream does), end
+        out["key"] = h.subscribe(cfg, "first")
+        wait_for(lambda: h.status(out["key"])["n"] > 0)
+        out["pids"] = h.pool.pids()
+
+    try:
+        t = threading.Thread(target=page_run)
+        t.start()
+        t.join()
+        time.sleep(1.0)  # the worker's death signal, when it came, came at once
+        h.want(out["key"], "first", cfg.T + 1)  # Play
+        wait_for(lambda: h.status(out["key"])["state"] in ("done", "failed"))
+        st = h.status(out["key"])
+        assert (st["state"], st["error"], st["n"]) == ("done", "", cfg.T + 1)
+        assert h.pool.pids() == out["pids"]
+    finally:
+        h.close()

@@ -11,8 +11,10 @@ import shutil
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
-# optional dependencies, imported where they are used so the engine runs without them
-OPTIONAL = {"torchvision", "ray"}
+# optional dependencies, imported where they are used so the engine runs without them; and the
+# costly ones, imported where used so the CLI and a hub worker start fast (issue 37:
+# tests/engine/test_lazy_imports.py)
+OPTIONAL = {"torchvision", "ray", "sklearn", "scipy"}
 
 
 def _module(path: Path, engine: Path = ENGINE) -> str:
