@@ -13,9 +13,11 @@ Pure engine: no streamlit, no ui.
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 
+from ..config import ConfigError
 from .budget import hub_enabled, workers_setting
 from .hub import FIRST, Hub
 from .key import canonical, code_version, run_key
@@ -41,7 +43,12 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
             return RayPool(address, factory, deliver, crashed)
         return LocalPool(count, factory, deliver, crashed)
 
-    return Hub(make_pool, cache_dir())
+    try:
+        cache = cache_dir()
+    except ConfigError as err:  # e.g. FEX_FRAME_CACHE=/etc/passwd: serve, without the cache
+        logging.getLogger(__name__).warning("frame cache off: %s", err)
+        cache = None
+    return Hub(make_pool, cache)
 
 
 def get_hub() -> Hub:

@@ -43,9 +43,14 @@ class Hub:
         """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
         key = run_key(cfg)
         with self.lock:
+            held = key in self.runs
+        # the disk cache is read and checked outside the lock: a slow or huge file must not
+        # stall /metrics or the other sessions (engine/hub/disk.py bounds the read itself)
+        body = None if held or self.cache is None else store.load(self.cache, key, cfg)
+        with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(key) or self._new(cfg, key)
+                run = self._cached(cfg, key, body) or self._new(cfg, key)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
@@ -129,13 +134,12 @@ class Hub:
         self.runs[key] = run
         return run
 
-    def _cached(self, key: str) -> store.HubRun | None:
-        """A complete run from the disk cache, or None."""
-        body = store.load(self.cache, key) if self.cache is not None else None
+    def _cached(self, cfg: Config, key: str, body: dict | None) -> store.HubRun | None:
+        """A complete run read from the disk cache (store.load, checked), or None."""
         if body is None:
             return None
-        run = store.HubRun(key, {}, {}, meta=body["meta"], T=body["T"], schema=body["schema"],
-                           state="done")
+        run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
+                           schema=body["schema"], state="done")
         run.add(0, body["frames"])
         self.runs[key] = run
         self.counts["cache_hits"] += 1
@@ -193,9 +197,7 @@ class Hub:
                 self.limits_due.discard(key)
                 if run is not None and run.meta is not None:
                     run.meta = {**run.meta, "limits": msg[2]}
-                    if run.complete and self.cache is not None:  # the cached copy has them too
-                        threading.Thread(target=store.save, args=(self.cache, run),
-                                         daemon=True).start()
+                    self._save(run)  # written only now: the cached copy has its limits
                 self.pool.finished(key)
                 return
             if verb == "frames":
@@ -213,10 +215,14 @@ class Hub:
 
     def _finish(self, run: store.HubRun, error: str, keep: bool = False) -> None:
         run.state, run.error = ("failed" if error else "done"), error
-        if keep:
+        if keep:  # saved when its limits come (a file without them would replay without)
             self.limits_due.add(run.key)
         else:
             self.pool.finished(run.key)
+            self._save(run)
+
+    def _save(self, run: store.HubRun) -> None:
+        """Write a complete run to the disk cache in a thread (a failure is one log line)."""
         if run.complete and self.cache is not None:
             threading.Thread(target=store.save, args=(self.cache, run), daemon=True).start()
 
