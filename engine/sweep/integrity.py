@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..config import ConfigError
 from ..echo import plain
+from ..out_path import refuse_special
 from .schema import SchemaError, check_schema
 from .values import check_values
 
@@ -127,6 +128,7 @@ def check_out(path: Path) -> None:
         raise ConfigError("--out", str(path), "a file name, e.g. sweeps/NAME")
     if path.is_dir():
         raise ConfigError("--out", str(path), "a file, not a folder")
+    refuse_special(path)  # a device, FIFO or link: one line, nothing appended to it
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
