@@ -3,8 +3,10 @@ hub's workers started with the server and stopped with it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import threading
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
@@ -26,20 +28,27 @@ def numbers() -> dict:
 
 
 async def endpoint(request: Request) -> PlainTextResponse:
-    """The scrape answer (text format 0.0.4)."""
-    return PlainTextResponse(prometheus(numbers()),
+    """The scrape answer (text format 0.0.4), read in a thread: the hub's lock is never waited
+    on in the event loop (a slow start or a busy hub must not stall every page)."""
+    return PlainTextResponse(prometheus(await asyncio.to_thread(numbers)),
                              media_type="text/plain; version=0.0.4; charset=utf-8")
+
+
+def start_hub() -> None:
+    """Make the hub and its executor (a worker imports torch: seconds; joining Ray at most
+    engine.hub.ray_pool.JOIN_S, then local workers)."""
+    try:
+        if hub_enabled():
+            get_hub().start()
+    except ConfigError as err:  # e.g. a bad FEX_WORKERS: pages say it when they ask
+        logging.getLogger(__name__).warning("run hub not started: %s", err)
 
 
 @contextlib.asynccontextmanager
 async def lifespan(app):
-    """Start the workers before the first page asks (a worker imports torch: seconds), and
-    stop them with the server."""
-    try:
-        if hub_enabled():
-            get_hub().start()
-    except ConfigError as err:  # e.g. no Ray cluster at FEX_RAY_ADDRESS: pages say it later
-        logging.getLogger(__name__).warning("run hub not started: %s", err)
+    """Start the workers before the first page asks, in a thread: the server answers at once
+    whatever FEX_RAY_ADDRESS does (a hanging one kept it from serving); stop them with it."""
+    threading.Thread(target=start_hub, name="fex-hub-start", daemon=True).start()
     try:
         yield None
     finally:

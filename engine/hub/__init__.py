@@ -39,9 +39,16 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
     count = workers or max(1, workers_setting())  # a bad FEX_WORKERS is refused here
 
     def make_pool(deliver, crashed):
+        note = ""
         if address is not None:  # Ray itself is imported only here (an optional dependency)
-            return RayPool(address, factory, deliver, crashed)
-        return LocalPool(count, factory, deliver, crashed)
+            try:
+                return RayPool(address, factory, deliver, crashed)
+            except ConfigError as err:  # a hanging or non-Ray address: serve, locally
+                note = f"Ray not joined, runs are computed on this server: {err}"
+                logging.getLogger(__name__).warning("%s", note)
+        pool = LocalPool(count, factory, deliver, crashed)
+        pool.note = note
+        return pool
 
     try:
         cache = cache_dir()
@@ -61,6 +68,12 @@ def get_hub() -> Hub:
         return _hub
 
 
+def executor_note() -> str:
+    """One line for Explore when FEX_RAY_ADDRESS was set but runs fell back to local workers."""
+    hub = _hub
+    return getattr(hub.pool, "note", "") if hub is not None and hub.pool is not None else ""
+
+
 def peek_hub() -> Hub | None:
     """The hub if one was made (for /metrics: a server that never served Explore has none)."""
     return _hub
@@ -75,5 +88,6 @@ def shutdown() -> None:
         hub.close()
 
 
-__all__ = ["FIRST", "Hub", "HubStream", "RunFailed", "canonical", "code_version", "get_hub",
+__all__ = ["FIRST", "Hub", "HubStream", "RunFailed", "canonical", "code_version",
+           "executor_note", "get_hub",
            "hub_enabled", "make_hub", "peek_hub", "prometheus", "run_key", "shutdown"]

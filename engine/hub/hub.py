@@ -16,7 +16,7 @@ from collections import Counter
 from .. import guard
 from ..config import Config
 from ..frames.procedure import lead
-from . import packing, store
+from . import memory, packing, store
 from .budget import Budget
 from .key import canonical, run_key
 from .slot import FACTORY
@@ -36,6 +36,11 @@ class Hub:
         self.lock = threading.RLock()
         self.counts = Counter()  # computed, steps, cache_hits
         self.budget = Budget()
+        self.closed = False
+        self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
+        # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
+        self.freed = threading.Event()
+        threading.Thread(target=self._trimmer, name="fex-hub-trim", daemon=True).start()
 
     # ------------------------------------------------------------------ sessions' side
 
@@ -50,7 +55,7 @@ class Hub:
         with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(cfg, key, body) or self._new(cfg, key)
+                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
@@ -61,7 +66,7 @@ class Hub:
             self.watching[watcher] = key
             self._touch(run)
             self._drive(run)
-            return key
+        return key
 
     def want(self, key: str, watcher: str, n: int) -> None:
         """The watcher's browser asks for n frames (step 0 included)."""
@@ -76,8 +81,9 @@ class Hub:
         with self.lock:
             self._leave(watcher)
 
-    def batch(self, key: str, start: int, limit: int = 200) -> dict:
-        """The browser player's data: meta and frames start.. (at most limit), done, error."""
+    def batch(self, key: str, start: int, limit: int = 200, watcher: str = "") -> dict:
+        """The browser player's data: meta and frames start.. (at most limit), done, error.
+        A watcher's batch is counted against the hub's memory until its next one."""
         with self.lock:
             run = self.runs.get(key)
             if run is None:
@@ -89,6 +95,11 @@ class Hub:
             out = {"meta": run.meta, "start": start, "done": done, "error": run.error}
             schema = run.schema
         out["frames"] = packing.join(frames, schema)
+        if watcher:
+            size = memory.payload_bytes(out["frames"])
+            with self.lock:
+                if watcher in self.watching:
+                    self.payloads[watcher] = size
         return out
 
     def status(self, key: str) -> dict:
@@ -109,6 +120,7 @@ class Hub:
     # ------------------------------------------------------------------ bookkeeping
 
     def _leave(self, watcher: str) -> None:
+        self.payloads.pop(watcher, None)
         key = self.watching.pop(watcher, None)
         run = self.runs.get(key) if key else None
         if run is None:
@@ -123,11 +135,14 @@ class Hub:
             self._drop(run)
         self._fit(0.0)
 
-    def _new(self, cfg: Config, key: str) -> store.HubRun:
-        """A run not held anywhere: checked by the guard, sized into the hub, then started."""
+    def _new(self, cfg: Config, key: str, watcher: str = "") -> store.HubRun:
+        """A run not held anywhere: checked by the guard, sized into the hub (within the
+        session's fair share), then started."""
         est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
+        sessions = len(self.watching) + (watcher not in self.watching)
+        self.budget.fair(cfg, est, cost, sessions, self.budget.fixed_mb(pool))
         self._fit(cost)
         self.budget.admit(cfg, est, cost, self._used(pool))
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), cost)
@@ -162,13 +177,24 @@ class Hub:
         self.runs[run.key] = self.runs.pop(run.key)  # dict order = least recently used first
 
     def _drop(self, run: store.HubRun) -> None:
-        self.runs.pop(run.key, None)
+        if self.runs.pop(run.key, None) is not None:
+            self.freed.set()
+
+    def _trimmer(self) -> None:
+        """Collect and trim after runs were dropped (at most every memory.MIN_GAP_S)."""
+        while not self.closed:
+            if self.freed.wait(1.0):
+                time.sleep(memory.MIN_GAP_S)  # several drops in a row: one trim
+                self.freed.clear()
+                memory.release(force=True)
 
     def _used(self, pool) -> float:
-        """MB the hub holds: every run's frames, the live runs' compute, the workers."""
+        """MB the hub holds: every run's frames, the live runs' compute, the workers, and the
+        batch each session was last served (the web process's copies of it)."""
         frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
         live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
-        return frames + live + self.budget.fixed_mb(pool)
+        payloads = sum(self.payloads.values()) / guard.MB
+        return frames + live + payloads + self.budget.fixed_mb(pool)
 
     def _fit(self, extra_mb: float) -> None:
         """Drop unwatched runs' frames, least recently used first, until extra_mb fits."""
@@ -268,6 +294,7 @@ class Hub:
         """Stop the executor (the server is going down)."""
         with self.lock:
             pool, self.pool = self.pool, None
+            self.closed = True
         if pool is not None:
             pool.close()
 

@@ -8,8 +8,40 @@ import threading
 
 import torch
 
+from ..config import ConfigError
 from ..sweep.executors import connect
+from ..sweep.ray_join import check_address
 from .slot import CHUNK_S, Slot
+
+# the server starts and serves within 10 s whatever FEX_RAY_ADDRESS does (a plain TCP listener
+# held the probe 10 s per page; an HTTP/2 one let ray.init hang until the CLI's watcher ended
+# the server after 25 s): the join runs in a thread, bounded, and the hub falls back to local
+NAME = "FEX_RAY_ADDRESS"
+JOIN_S = 8.0
+PROBE_S = 3.0
+
+
+def join(address: str, limit: float = JOIN_S):
+    """The ray module joined to address, or a one-line ConfigError within `limit` seconds
+    (a ray.init that hangs is left in its daemon thread; this process never uses it)."""
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            check_address(address, PROBE_S)
+            box["ray"] = connect(address)  # not the main thread: no signal watcher, no exit
+        except ConfigError as err:
+            box["why"] = err.allowed
+        except Exception as err:  # noqa: BLE001 - whatever Ray raises: one line, run locally
+            box["why"] = f"a Ray cluster that answers ({type(err).__name__})"
+
+    thread = threading.Thread(target=work, name="fex-ray-join", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if "ray" in box:
+        return box["ray"]
+    raise ConfigError(NAME, address, box.get("why", f"a Ray cluster that this server joins "
+                                                    f"within {limit:g} s (none did)"))
 
 
 class RunActor:
@@ -32,7 +64,7 @@ class RayPool:
     executor = "ray"
 
     def __init__(self, address: str, factory: str, deliver, crashed):
-        self.ray = connect(address)  # one-line ConfigError when there is no cluster to join
+        self.ray = join(address)  # one-line ConfigError when there is no cluster to join
         self.remote = self.ray.remote(num_cpus=1, max_restarts=0)(RunActor)
         self.factory, self.deliver, self.crashed = factory, deliver, crashed
         self.runs: dict[str, dict] = {}  # key -> actor, until, pending call, more to do
