@@ -40,7 +40,8 @@ class Hub:
         self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
         # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
         self.freed = threading.Event()
-        threading.Thread(target=self._trimmer, name="fex-hub-trim", daemon=True).start()
+        threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
+                         daemon=True).start()
 
     # ------------------------------------------------------------------ sessions' side
 
@@ -179,14 +180,6 @@ class Hub:
     def _drop(self, run: store.HubRun) -> None:
         if self.runs.pop(run.key, None) is not None:
             self.freed.set()
-
-    def _trimmer(self) -> None:
-        """Collect and trim after runs were dropped (at most every memory.MIN_GAP_S)."""
-        while not self.closed:
-            if self.freed.wait(1.0):
-                time.sleep(memory.MIN_GAP_S)  # several drops in a row: one trim
-                self.freed.clear()
-                memory.release(force=True)
 
     def _used(self, pool) -> float:
         """MB the hub holds: every run's frames, the live runs' compute, the workers, and the

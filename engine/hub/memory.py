@@ -44,6 +44,16 @@ def release(force: bool = False) -> bool:
     return True
 
 
+def trimmer(hub) -> None:
+    """A hub's thread: collect and trim after runs were dropped (hub.freed set), at most every
+    MIN_GAP_S, until the hub closes; never under the hub's lock."""
+    while not hub.closed:
+        if hub.freed.wait(1.0):
+            time.sleep(MIN_GAP_S)  # several drops in a row: one trim
+            hub.freed.clear()
+            release(force=True)
+
+
 def payload_bytes(frames: dict) -> int:
     """Bytes a packed batch (packing.join) holds in the web process while it is served."""
     total = 0
