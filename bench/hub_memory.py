@@ -34,6 +34,10 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int) -> dic
             gauge.append(metrics(url).get("fex_hub_memory_mb", 0.0))
             await asyncio.sleep(0.5)
         results += [t.result() for t in tasks]
+        row = watch.rows[-1]
+        print(f"  after {len(results)} sessions: web process {row['rss']:.0f} MB, workers "
+              f"{row['workers_rss']:.0f} MB, hub gauge {gauge[-1] if gauge else 0:.0f} MB",
+              flush=True)
     peak = watch.summary()
     t0 = time.monotonic()
     while time.monotonic() - t0 < IDLE_S:
