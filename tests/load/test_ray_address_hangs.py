@@ -17,8 +17,9 @@ from bench.hub_load import link, metrics
 from bench.light import session
 from engine.config import Config, ConfigError
 from engine.hub import executor_note, make_hub
-from engine.hub.ray_pool import JOIN_S, join
+from engine.hub.ray_pool import JOIN_S, gcs_answers, join
 from scripts.serve import start_app
+from tests.engine.test_hub_frames import ray_head  # noqa: F401 - the fixture
 
 SETTINGS_FRAME = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # an empty HTTP/2 SETTINGS frame
 SETTING = {"n": 600, "n_test": 200, "T": 4, "m": 8, "batch": 100}
@@ -83,6 +84,17 @@ def test_the_hub_falls_back_to_local_workers(listener, monkeypatch, caplog):
         hub.close()
     lines = [r.getMessage() for r in caplog.records if "Ray not joined" in r.getMessage()]
     assert len(lines) == 1 and "\n" not in lines[0]
+
+
+def test_the_gcs_probe_tells_a_fake_from_a_head(listener):
+    with pytest.raises(ConfigError) as err:
+        gcs_answers(listener.address, 2.0)
+    assert "GCS" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_real_head_answers_the_gcs_probe(ray_head):  # noqa: F811
+    gcs_answers(ray_head, 10.0)  # a real GCS: no error
 
 
 def test_executor_note_is_empty_without_a_hub():
