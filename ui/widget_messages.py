@@ -25,11 +25,23 @@ def message(raw, name: str) -> dict:
     return {}
 
 
-def whole(value, lo: int, hi: int):
-    """value as an int in [lo, hi] (an int or an integral finite float), else None."""
+def number(value):
+    """value as a finite int or float (a number, or its ASCII text: the URL's view values are
+    text), else None."""
+    if isinstance(value, str) and len(value) <= 24 and value.isascii():
+        try:
+            value = float(value) if any(c in value for c in ".eE") else int(value)
+        except ValueError:
+            return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+    return value if math.isfinite(value) else None
+
+
+def whole(value, lo: int, hi: int):
+    """value as an int in [lo, hi] (an integral finite number or its text), else None."""
+    value = number(value)
+    if value is None or (isinstance(value, float) and not value.is_integer()):
         return None
     return int(value) if lo <= value <= hi else None
 
@@ -59,8 +71,8 @@ def view(value, speeds, colours, smoothings) -> dict:
         out["speed"] = int(speed)
     if isinstance(value.get("colour"), str) and value["colour"] in colours:
         out["colour"] = value["colour"]
-    if isinstance(smooth, (int, float)) and not isinstance(smooth, bool) and smooth in smoothings:
-        out["smooth"] = float(smooth)
+    if number(smooth) is not None and number(smooth) in smoothings:
+        out["smooth"] = float(number(smooth))
     step = whole(value.get("step"), 0, MAX_STEP)
     if step is not None:
         out["step"] = step

@@ -36,7 +36,7 @@ def send(value) -> None:
 
 DEEP = json.loads("[" * 900 + "]" * 900)
 BAD_N = ["abc", float("inf"), float("-inf"), float("nan"), [1], {"a": 1}, -1, 1e300, True,
-         2.5, "1", DEEP, 10**30]
+         2.5, "1e999", DEEP, 10**30, "１"]
 
 
 @pytest.mark.parametrize("n", BAD_N, ids=[repr(v)[:20] for v in BAD_N])
@@ -67,8 +67,8 @@ def test_a_state_that_is_not_an_object_is_ignored(state, whole):
     assert state.explore.player["want"] == 5 and state.explore.player["sent"] == 10
 
 
-@pytest.mark.parametrize("view", [{"speed": float("inf")}, {"speed": "20"}, {"speed": [20]},
-                                  {"smooth": float("nan")}, {"smooth": "0.6"},
+@pytest.mark.parametrize("view", [{"speed": float("inf")}, {"speed": "Infinity"}, {"speed": [20]},
+                                  {"smooth": float("nan")}, {"smooth": "nan"},
                                   {"step": float("inf")}, {"step": -1}, {"step": 1e9},
                                   {"colour": ["sign"]}, {"colour": {"a": 1}}, DEEP, "view"])
 def test_a_bad_view_changes_nothing(state, view):
@@ -96,5 +96,11 @@ def test_another_runs_want_is_not_taken(state):
 
 
 def test_whole_accepts_only_integral_finite_numbers():
-    assert [messages.whole(v, 0, 10) for v in (3, 3.0, 3.5, True, "3", 11, -1)] == \
-        [3, 3, None, None, None, None, None]
+    assert [messages.whole(v, 0, 10) for v in (3, 3.0, 3.5, True, "3", 11, -1, "inf")] == \
+        [3, 3, None, None, 3, None, None, None]
+
+
+def test_the_urls_view_values_are_text_and_still_taken():
+    assert player_view.clean_view({"speed": "50", "colour": "sign", "smooth": "0.6",
+                                   "step": "4"}) == {"speed": 50, "colour": "sign",
+                                                     "smooth": 0.6, "step": 4}
