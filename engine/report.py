@@ -14,6 +14,7 @@ import tempfile
 import numpy as np
 
 from .config import ConfigError
+from .out_path import refuse_special
 from .procedures import RECORDS, procedure_of
 from .procedures.rows import ERROR, MSE
 
@@ -141,6 +142,7 @@ def check_out(path: str) -> None:
         raise ConfigError("--out", path, "a file path (it is empty)")
     if os.path.isdir(path):
         raise ConfigError("--out", path, "a file path, not a directory")
+    refuse_special(path)  # a device, FIFO or link: one line, nothing replaced
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise ConfigError("--out", path, "a file in an existing directory")
@@ -170,6 +172,7 @@ def write_json(path: str, report: dict) -> None:
     disk) the temporary file is removed and the old file stays as it was.
     """
     text = json.dumps(report, indent=1, allow_nan=False)
+    refuse_special(path)  # again: training took minutes, the path may be another thing now
     parent = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=parent, prefix=".report-", suffix=".tmp")
     try:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from engine.config import summary_line
+from engine.hub import executor_note
 from engine.procedures import source_of
 from ui import controls, explore_text, live, player_view, present
 from ui import explore_view as view
@@ -27,6 +28,8 @@ cfg = state.cfg
 head = st.empty()  # the summary shows at once, before a slow setup
 head.markdown(explore_text.header(cfg))
 live.ensure_run(state)
+if note := executor_note():  # FEX_RAY_ADDRESS did not answer: one line, runs are local
+    st.info(note, icon=":material/dns:")
 if state.explore.guard_error:
     st.error(state.explore.guard_error[1], icon=":material/block:")
 if state.explore.run_cfg is not None and state.explore.run_cfg != state.cfg:

@@ -38,6 +38,9 @@ df, axes, spec = store.df, store.axes, store.spec
 if df.empty or not axes:
     st.warning("This sweep has no rows yet.")
     st.stop()
+if not sd.metrics(df):  # refused on open (engine/sweep/values.py); one line, not a KeyError
+    st.warning("This sweep holds no summary values.")
+    st.stop()
 
 methods = list(dict.fromkeys(df["method"]))
 labels = sd.method_labels(df)  # the world's names (the AZL world's network is the ResNet)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -187,11 +189,44 @@ def gif_meta(state: AppState) -> dict:
 
 def export_gif(state: AppState) -> bytes:
     """An animated GIF of the map, one frame per shown step (every step up to
-    GIF_MAX_FRAMES), written frame by frame; ResourceError (one line) over the guard's limit."""
+    GIF_MAX_FRAMES), written frame by frame; ResourceError (one line) over the guard's limit.
+    A complete run's GIF is kept (a click cost 56 s of CPU at m = 2 000, T = 600, each time
+    and for every session on the link) by the run's identity, within GIF_CACHE_BYTES."""
     picked = exports.gif_frames(len(state.explore.stream))
     meta = gif_meta(state)
     exports.check("map GIF", "m", state.explore.run_cfg.m,
                   exports.gif_mb(len(picked), meta["points"]))
+    key = _gif_key(state, picked)
+    with _GIF_LOCK:
+        if key in _GIFS:
+            _GIFS.move_to_end(key)
+            return _GIFS[key]
+    data = _build_gif(state, meta, picked)
+    if key is not None:
+        with _GIF_LOCK:
+            _GIFS[key] = data
+            while sum(map(len, _GIFS.values())) > GIF_CACHE_BYTES and len(_GIFS) > 1:
+                _GIFS.popitem(last=False)
+    return data
+
+
+GIF_CACHE_BYTES = 32 << 20  # a T = 600 run's GIF is ~4 MB: the last few runs' GIFs
+_GIFS: OrderedDict[tuple, bytes] = OrderedDict()
+_GIF_LOCK = threading.Lock()
+
+
+def _gif_key(state: AppState, picked: list[int]) -> tuple | None:
+    """The run's identity (the hub's run key, shared by every session on the link, else the
+    stream's own id) and the frames shown; None while it is not complete."""
+    stream = state.explore.stream
+    if stream is None or not stream.done or stream.error:
+        return None
+    ident = getattr(stream, "key", None) or getattr(stream, "id", None)
+    return None if ident is None else (str(ident), len(stream), tuple(picked))
+
+
+def _build_gif(state: AppState, meta: dict, picked: list[int]) -> bytes:
+    """The GIF's bytes of the frames `picked` (export_gif, checked, without the cache)."""
     taken = shots(state, meta, picked)
     extent = 1.08 * max((float(np.abs(s.xy).max()) for s in taken if s.xy.size), default=1.0)
     every = exports.every(picked)

@@ -4,6 +4,7 @@ start, app.py's first page under `streamlit run app.py`) and stopped with the se
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import threading
@@ -28,8 +29,9 @@ def numbers() -> dict:
 
 
 async def endpoint(request: Request) -> PlainTextResponse:
-    """The scrape answer (text format 0.0.4)."""
-    return PlainTextResponse(prometheus(numbers()),
+    """The scrape answer (text format 0.0.4), read in a thread: the hub's lock is never waited
+    on in the event loop (a slow start or a busy hub must not stall every page)."""
+    return PlainTextResponse(prometheus(await asyncio.to_thread(numbers)),
                              media_type="text/plain; version=0.0.4; charset=utf-8")
 
 
@@ -38,8 +40,9 @@ _start_lock = threading.Lock()
 
 
 def start_hub() -> None:
-    """Start the hub's workers once per process (later calls return at once); a hub that
-    cannot start is logged once, and the pages say why when they subscribe."""
+    """Start the hub's workers once per process (later calls return at once; a worker imports
+    torch: seconds; joining Ray at most engine.hub.ray_pool.JOIN_S, then local workers); a hub
+    that cannot start is logged once, and the pages say why when they subscribe."""
     if _started.is_set():
         return
     with _start_lock:
@@ -55,9 +58,9 @@ def start_hub() -> None:
 
 @contextlib.asynccontextmanager
 async def lifespan(app):
-    """Start the workers before the first page asks (a worker imports torch: seconds), and
-    stop them with the server."""
-    start_hub()
+    """Start the workers before the first page asks, in a thread: the server answers at once
+    whatever FEX_RAY_ADDRESS does (a hanging one kept it from serving); stop them with it."""
+    threading.Thread(target=start_hub, name="fex-hub-start", daemon=True).start()
     try:
         yield None
     finally:

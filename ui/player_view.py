@@ -9,6 +9,7 @@ import weakref
 import streamlit as st
 
 from ui import live, playback
+from ui import widget_messages as messages
 from ui.state import AppState
 
 KEY = "player"
@@ -52,48 +53,41 @@ def _resend_from(p: dict, have) -> None:
     """The browser holds `have` frames: the ones sent after those go again. The count goes
     into the next batch, so that it differs from the last one the browser was given (the
     browser does not call the component again for the same data)."""
-    have = int(have)
+    have = messages.count(have, "have.n", p["sent"])
     if have < p["sent"]:
         p["sent"], p["resends"] = have, p["resends"] + 1
 
 
 def _on_want(state: AppState) -> None:
-    value = (st.session_state.get(KEY) or {}).get("want") or {}
+    value = messages.message(_state().get("want"), "want")
     p = session(state)
-    if value.get("run") == p["id"]:
-        p["want"] = int(value.get("n", 1))
+    if messages.text(value.get("run")) == p["id"]:
+        p["want"] = messages.count(value.get("n", 1), "want.n", p["want"])
         # the browser says what it holds: frames sent but never seen go again
         _resend_from(p, value.get("have", p["sent"]))
 
 
 def _on_have(state: AppState) -> None:
-    value = (st.session_state.get(KEY) or {}).get("have") or {}
+    value = messages.message(_state().get("have"), "have")
     p = session(state)
-    if value.get("run") in (p["id"], ""):  # "": a player that has no run's frames at all
+    # "": a player that has no run's frames at all
+    if "run" in value and messages.text(value.get("run")) in (p["id"], ""):
         _resend_from(p, value.get("n", 0))
 
 
 def _on_view(state: AppState) -> None:
-    value = (st.session_state.get(KEY) or {}).get("view") or {}
-    state.explore.view.update(clean_view(value))
+    state.explore.view.update(clean_view(_state().get("view")))
     session(state)["view"] = dict(state.explore.view)
 
 
-def clean_view(value: dict) -> dict:
+def _state() -> dict:
+    """The component's state as the browser set it (a crafted one: {})."""
+    return messages.message(st.session_state.get(KEY), "state")
+
+
+def clean_view(value) -> dict:
     """Only known view values within their ranges (they come from the browser or the URL)."""
-    out: dict = {}
-    try:
-        if int(value.get("speed", -1)) in SPEEDS:
-            out["speed"] = int(value["speed"])
-        if value.get("colour") in COLOURS:
-            out["colour"] = value["colour"]
-        if float(value.get("smooth", -1)) in SMOOTHINGS:
-            out["smooth"] = float(value["smooth"])
-        if 0 <= int(value.get("step", -1)) <= 100_000:
-            out["step"] = int(value["step"])
-    except (TypeError, ValueError):
-        pass
-    return out
+    return messages.view(value, SPEEDS, COLOURS, SMOOTHINGS)
 
 
 def computing(state: AppState) -> bool:

@@ -12,6 +12,7 @@ from engine.config import SPECS, Config, ConfigError, from_dict
 from engine.echo import markdown_plain, plain, quoted
 from engine.methods import DEFAULT_METHODS, NAMES
 from engine.presets import PRESETS, preset_config
+from engine.procedures import procedure_of
 from engine.reads import read_diff, refuse_unread
 from engine.sweep.spec import parse_methods as parse_method_list
 from ui import sessions
@@ -97,12 +98,15 @@ def get_state() -> AppState:
     return state
 
 
-def parse_params(params: dict[str, str], base: Config | None = None
-                 ) -> tuple[Config, tuple[str, ...], list[str]]:
+def parse_params(params: dict[str, str], base: Config | None = None,
+                 repeated: list[str] | tuple = ()) -> tuple[Config, tuple[str, ...], list[str]]:
     """URL values over `base` (a link's preset; the defaults) → (Config, methods, warnings); a
-    bad value is dropped with its message."""
+    bad value is dropped with its message. `repeated`: keys the link gives more than once,
+    dropped as the CLI refuses a setting given twice."""
     values = {k: v for k, v in params.items() if k != METHODS_PARAM and k not in VIEW_PARAMS}
-    warnings: list[str] = []
+    warnings: list[str] = [f"{plain(k, 40)} is given more than once in the link — using the "
+                           f"default {plain(k, 40)} instead." for k in repeated[:5]]
+    values = {k: v for k, v in values.items() if k not in repeated}
     methods, bad = parse_methods(params.get(METHODS_PARAM))
     if bad:
         warnings.append(bad)
@@ -110,20 +114,43 @@ def parse_params(params: dict[str, str], base: Config | None = None
     if unknown:  # one warning for them all, however many a link carries
         values = {k: v for k, v in values.items() if k in SPECS}
         warnings.append(unknown_keys(unknown))
+    cfg = _config(values, base, warnings)
+    if params.get(METHODS_PARAM) and not bad:
+        warnings += _foreign_methods(params[METHODS_PARAM], methods, cfg)
+    return cfg, methods, warnings
+
+
+def _foreign_methods(text: str, methods: tuple[str, ...], cfg: Config) -> list[str]:
+    """A warning when none of the link's methods is one of cfg's procedure (Compare would
+    silently train its defaults instead: resnet3,fc3 on sparse coding)."""
+    proc = procedure_of(cfg)
+    if {proc.aliases.get(m, m) for m in methods} & set(proc.names):
+        return []
+    return [f"methods={quoted(text)} is not allowed: methods of this world's procedure "
+            f"({', '.join(proc.names)}) — using its default methods instead."]
+
+
+def _config(values: dict, base: Config | None, warnings: list[str]) -> Config:
+    """The Config of the link's values; each bad one dropped with its warning."""
     # Drop the offending setting and retry: each pass removes one value, so this ends.
     for _ in range(len(values) + 1):
         try:
             cfg = from_dict(values, base)
             refuse_unread(cfg, values)  # a value the run ignores is dropped with its reason
-            return cfg, methods, warnings
+            return cfg
         except ConfigError as err:
-            if err.name in values:
-                warnings.append(f"{err} — using the default {plain(err.name, 40)} instead.")
+            if err.name in values:  # echoed as the link wrote it (not 1e23 read as a float)
+                warnings.append(f"{plain(err.name, 40)}={quoted(values[err.name])} is not "
+                                f"allowed: {err.allowed} — using the default "
+                                f"{plain(err.name, 40)} instead.")
                 values.pop(err.name)
-            else:  # a relation with a default value failed: fall back to all defaults
-                warnings.append(f"{err} — using the default settings instead.")
+            else:  # a rule with a setting the link did not give: say it is the default's
+                given = ", ".join(f"{plain(k, 24)}={quoted(v)}" for k, v in
+                                  list(values.items())[:5]) or "the link"
+                warnings.append(f"{given} cannot run with the default {plain(err.name, 40)} "
+                                f"({err.allowed}) — using the default settings instead.")
                 break
-    return base or Config(), methods, warnings
+    return base or Config()
 
 
 def unknown_keys(names: list[str]) -> str:
@@ -169,6 +196,7 @@ def read_url(state: AppState) -> None:
     params = {k: st.query_params.get(k) for k in st.query_params}
     if not params:
         return
+    repeated = [k for k in params if len(st.query_params.get_all(k)) > 1]
     name, preset_warning = params.get("preset"), []
     if name and name not in PRESETS:
         preset_warning = [f"preset={quoted(name)} is not a known preset — using the settings "
@@ -176,7 +204,7 @@ def read_url(state: AppState) -> None:
     # the preset's whole setting (a value its world does not read, hidden from links, too: the
     # GFL XOR preset's D = 2), then whatever the link overrides
     base = preset_config(name) if name in PRESETS else None
-    cfg, methods, warnings = parse_params(params, base)
+    cfg, methods, warnings = parse_params(params, base, repeated)
     state.cfg, state.compare.methods, state.url_cfg = cfg, methods, cfg
     state.url_warnings = preset_warning + warnings
     state.preset = matching_preset(cfg, name)

@@ -244,8 +244,9 @@ def world_config(df: pd.DataFrame) -> Config | None:
     """The Config of the sweep's first row (its world and procedure), None if it no longer
     validates (a store from an older engine)."""
     try:
-        return from_dict(json.loads(df.config.iloc[0]))
-    except (ConfigError, ValueError, TypeError):
+        values = json.loads(df.config.iloc[0])
+        return from_dict(values) if isinstance(values, dict) else None
+    except (ConfigError, ValueError, TypeError, RecursionError):  # checked on open; defence
         return None
 
 

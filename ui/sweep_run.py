@@ -48,11 +48,12 @@ def uploads_allowed() -> bool:
 
 
 def max_upload_bytes() -> int:
-    """FEX_MAX_UPLOAD_MB (default 5, Streamlit's own cap in .streamlit/config.toml)."""
+    """FEX_MAX_UPLOAD_MB (default 5, Streamlit's own cap in .streamlit/config.toml), in
+    decimal MB as Streamlit's uploader counts them (it refused 5 MiB - 1 byte as too big)."""
     try:
-        return int(float(os.environ.get("FEX_MAX_UPLOAD_MB", "5")) * (1 << 20))
+        return int(float(os.environ.get("FEX_MAX_UPLOAD_MB", "5")) * 1_000_000)
     except ValueError:
-        return 5 << 20
+        return 5_000_000
 
 
 def remove_stale_tmp(now: float | None = None, root: str | None = None) -> int:
@@ -113,8 +114,8 @@ def upload_box(state: SweepState) -> None:
     state.uploaded = up.file_id
     name = plain(Path(up.name).name, 60)
     if up.size > max_upload_bytes():
-        st.error(markdown_plain(f"{name}: {up.size / (1 << 20):.1f} MB, more than the "
-                                f"{max_upload_bytes() / (1 << 20):g} MB allowed here"))
+        st.error(markdown_plain(f"{name}: {up.size / 1e6:.1f} MB, more than the "
+                                f"{max_upload_bytes() / 1e6:g} MB allowed here"))
         return
     data = up.getvalue()
     try:

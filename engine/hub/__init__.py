@@ -13,9 +13,11 @@ Pure engine: no streamlit, no ui.
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 
+from ..config import ConfigError
 from .budget import hub_enabled, workers_setting
 from .hub import FIRST, Hub
 from .key import canonical, code_version, run_key
@@ -37,11 +39,23 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
     count = workers or max(1, workers_setting())  # a bad FEX_WORKERS is refused here
 
     def make_pool(deliver, crashed):
+        note = ""
         if address is not None:  # Ray itself is imported only here (an optional dependency)
-            return RayPool(address, factory, deliver, crashed)
-        return LocalPool(count, factory, deliver, crashed)
+            try:
+                return RayPool(address, factory, deliver, crashed)
+            except ConfigError as err:  # a hanging or non-Ray address: serve, locally
+                note = f"Ray not joined, runs are computed on this server: {err}"
+                logging.getLogger(__name__).warning("%s", note)
+        pool = LocalPool(count, factory, deliver, crashed)
+        pool.note = note
+        return pool
 
-    return Hub(make_pool, cache_dir())
+    try:
+        cache = cache_dir()
+    except ConfigError as err:  # e.g. FEX_FRAME_CACHE=/etc/passwd: serve, without the cache
+        logging.getLogger(__name__).warning("frame cache off: %s", err)
+        cache = None
+    return Hub(make_pool, cache)
 
 
 def get_hub() -> Hub:
@@ -52,6 +66,12 @@ def get_hub() -> Hub:
             _hub = make_hub()
             atexit.register(shutdown)
         return _hub
+
+
+def executor_note() -> str:
+    """One line for Explore when FEX_RAY_ADDRESS was set but runs fell back to local workers."""
+    hub = _hub
+    return getattr(hub.pool, "note", "") if hub is not None and hub.pool is not None else ""
 
 
 def peek_hub() -> Hub | None:
@@ -68,5 +88,6 @@ def shutdown() -> None:
         hub.close()
 
 
-__all__ = ["FIRST", "Hub", "HubStream", "RunFailed", "canonical", "code_version", "get_hub",
+__all__ = ["FIRST", "Hub", "HubStream", "RunFailed", "canonical", "code_version",
+           "executor_note", "get_hub",
            "hub_enabled", "make_hub", "peek_hub", "prometheus", "run_key", "shutdown"]

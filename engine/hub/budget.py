@@ -16,6 +16,10 @@ LIMIT = "FEX_HUB_MEMORY_MB"
 DEFAULT_MB = 2560.0  # a 4 GB host: the web process (~300 MB) and some room beside the hub
 MAX_WORKERS = 64
 WORKER_SHARE = 0.6
+# a session may always start a run this large (the paper's default is estimated at 163 MB);
+# above it, at most its fair share of the hub: two sessions filled 2 343 of 2 560 MB and every
+# later small setting was refused (issue 38)
+FLOOR_MB = 192.0
 
 
 def workers_setting(cores: int | None = None) -> int:
@@ -78,3 +82,18 @@ class Budget:
             f"a run the server already holds, or a smaller setting, or again in a minute: the "
             f"server is full (its runs and frames hold about {used:.0f} MB, this run needs "
             f"{cost:.0f} MB more, {cap:g} MB allowed by {LIMIT})")
+
+    def fair(self, cfg: Config, est: guard.Estimate, cost: float, sessions: int,
+             fixed: float) -> None:
+        """ResourceError when a run needs more than one session's share: the memory beside
+        the workers split among the sessions watching runs (itself included), at least
+        FLOOR_MB, so that a few sessions cannot leave the hub full for everyone."""
+        share = max((self.cap() - fixed) / max(1, sessions), FLOOR_MB)
+        if cost <= share:
+            return
+        name = guard._largest_knob(cfg, est)
+        raise guard.ResourceError(
+            name, getattr(cfg, name),
+            f"a smaller setting, or a run the server already holds: this run needs {cost:.0f} "
+            f"MB, more than one session's share ({share:.0f} MB: {LIMIT} shared by the "
+            f"{sessions} sessions watching runs)")

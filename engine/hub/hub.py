@@ -16,7 +16,7 @@ from collections import Counter
 from .. import guard
 from ..config import Config
 from ..frames.procedure import lead
-from . import packing, store
+from . import memory, packing, store
 from .budget import Budget
 from .key import canonical, run_key
 from .slot import FACTORY
@@ -36,6 +36,12 @@ class Hub:
         self.lock = threading.RLock()
         self.counts = Counter()  # computed, steps, cache_hits
         self.budget = Budget()
+        self.closed = False
+        self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
+        # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
+        self.freed = threading.Event()
+        threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
+                         daemon=True).start()
 
     # ------------------------------------------------------------------ sessions' side
 
@@ -43,9 +49,14 @@ class Hub:
         """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
         key = run_key(cfg)
         with self.lock:
+            held = key in self.runs
+        # the disk cache is read and checked outside the lock: a slow or huge file must not
+        # stall /metrics or the other sessions (engine/hub/disk.py bounds the read itself)
+        body = None if held or self.cache is None else store.load(self.cache, key, cfg)
+        with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(key) or self._new(cfg, key)
+                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
@@ -56,7 +67,7 @@ class Hub:
             self.watching[watcher] = key
             self._touch(run)
             self._drive(run)
-            return key
+        return key
 
     def want(self, key: str, watcher: str, n: int) -> None:
         """The watcher's browser asks for n frames (step 0 included)."""
@@ -71,8 +82,9 @@ class Hub:
         with self.lock:
             self._leave(watcher)
 
-    def batch(self, key: str, start: int, limit: int = 200) -> dict:
-        """The browser player's data: meta and frames start.. (at most limit), done, error."""
+    def batch(self, key: str, start: int, limit: int = 200, watcher: str = "") -> dict:
+        """The browser player's data: meta and frames start.. (at most limit), done, error.
+        A watcher's batch is counted against the hub's memory until its next one."""
         with self.lock:
             run = self.runs.get(key)
             if run is None:
@@ -84,6 +96,11 @@ class Hub:
             out = {"meta": run.meta, "start": start, "done": done, "error": run.error}
             schema = run.schema
         out["frames"] = packing.join(frames, schema)
+        if watcher:
+            size = memory.payload_bytes(out["frames"])
+            with self.lock:
+                if watcher in self.watching:
+                    self.payloads[watcher] = size
         return out
 
     def status(self, key: str) -> dict:
@@ -104,6 +121,7 @@ class Hub:
     # ------------------------------------------------------------------ bookkeeping
 
     def _leave(self, watcher: str) -> None:
+        self.payloads.pop(watcher, None)
         key = self.watching.pop(watcher, None)
         run = self.runs.get(key) if key else None
         if run is None:
@@ -118,24 +136,26 @@ class Hub:
             self._drop(run)
         self._fit(0.0)
 
-    def _new(self, cfg: Config, key: str) -> store.HubRun:
-        """A run not held anywhere: checked by the guard, sized into the hub, then started."""
+    def _new(self, cfg: Config, key: str, watcher: str = "") -> store.HubRun:
+        """A run not held anywhere: checked by the guard, sized into the hub (within the
+        session's fair share), then started."""
         est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
+        sessions = len(self.watching) + (watcher not in self.watching)
+        self.budget.fair(cfg, est, cost, sessions, self.budget.fixed_mb(pool))
         self._fit(cost)
         self.budget.admit(cfg, est, cost, self._used(pool))
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), cost)
         self.runs[key] = run
         return run
 
-    def _cached(self, key: str) -> store.HubRun | None:
-        """A complete run from the disk cache, or None."""
-        body = store.load(self.cache, key) if self.cache is not None else None
+    def _cached(self, cfg: Config, key: str, body: dict | None) -> store.HubRun | None:
+        """A complete run read from the disk cache (store.load, checked), or None."""
         if body is None:
             return None
-        run = store.HubRun(key, {}, {}, meta=body["meta"], T=body["T"], schema=body["schema"],
-                           state="done")
+        run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
+                           schema=body["schema"], state="done")
         run.add(0, body["frames"])
         self.runs[key] = run
         self.counts["cache_hits"] += 1
@@ -158,13 +178,16 @@ class Hub:
         self.runs[run.key] = self.runs.pop(run.key)  # dict order = least recently used first
 
     def _drop(self, run: store.HubRun) -> None:
-        self.runs.pop(run.key, None)
+        if self.runs.pop(run.key, None) is not None:
+            self.freed.set()
 
     def _used(self, pool) -> float:
-        """MB the hub holds: every run's frames, the live runs' compute, the workers."""
+        """MB the hub holds: every run's frames, the live runs' compute, the workers, and the
+        batch each session was last served (the web process's copies of it)."""
         frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
         live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
-        return frames + live + self.budget.fixed_mb(pool)
+        payloads = sum(self.payloads.values()) / guard.MB
+        return frames + live + payloads + self.budget.fixed_mb(pool)
 
     def _fit(self, extra_mb: float) -> None:
         """Drop unwatched runs' frames, least recently used first, until extra_mb fits."""
@@ -193,9 +216,7 @@ class Hub:
                 self.limits_due.discard(key)
                 if run is not None and run.meta is not None:
                     run.meta = {**run.meta, "limits": msg[2]}
-                    if run.complete and self.cache is not None:  # the cached copy has them too
-                        threading.Thread(target=store.save, args=(self.cache, run),
-                                         daemon=True).start()
+                    self._save(run)  # written only now: the cached copy has its limits
                 self.pool.finished(key)
                 return
             if verb == "frames":
@@ -213,10 +234,14 @@ class Hub:
 
     def _finish(self, run: store.HubRun, error: str, keep: bool = False) -> None:
         run.state, run.error = ("failed" if error else "done"), error
-        if keep:
+        if keep:  # saved when its limits come (a file without them would replay without)
             self.limits_due.add(run.key)
         else:
             self.pool.finished(run.key)
+            self._save(run)
+
+    def _save(self, run: store.HubRun) -> None:
+        """Write a complete run to the disk cache in a thread (a failure is one log line)."""
         if run.complete and self.cache is not None:
             threading.Thread(target=store.save, args=(self.cache, run), daemon=True).start()
 
@@ -262,6 +287,7 @@ class Hub:
         """Stop the executor (the server is going down)."""
         with self.lock:
             pool, self.pool = self.pool, None
+            self.closed = True
         if pool is not None:
             pool.close()
 

@@ -21,6 +21,7 @@ from multiprocessing.connection import wait
 
 import torch
 
+from . import memory
 from .slot import CHUNK_S, Slot
 
 IDLE_POLL_S = 1.0  # an idle worker checks this often that the server still lives
@@ -56,6 +57,7 @@ def worker_main(conn, busy, factory: str, parent: int) -> None:
         if slots[key].finished:
             del slots[key]
             order.remove(key)
+            memory.release()  # the run's tensors back to the system, not kept by malloc
 
 
 def _command(msg: tuple, slots: dict, order: deque, factory: str) -> bool:
@@ -73,6 +75,7 @@ def _command(msg: tuple, slots: dict, order: deque, factory: str) -> bool:
     elif verb == "stop" and msg[1] in slots:
         del slots[msg[1]]
         order.remove(msg[1])
+        memory.release()
     return True
 
 

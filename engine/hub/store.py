@@ -2,21 +2,21 @@
 
 The disk cache is plain gzip-compressed JSON (the packed batch the browser gets, its meta and
 the run's canonical setting), written once a run is complete and read back by its key: nothing
-is unpickled, and a file whose key or shape does not match is ignored.
+is unpickled, and a file is read bounded and checked before it is held (engine/hub/disk.py,
+cache_check.py): one whose key, setting or shape does not match is ignored and the run computed.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import packing
+from ..config import Config
+from . import cache_check, disk, packing
+from .key import canonical
 
 KEY_RE = re.compile(r"^[0-9a-f]{32}$")
 
@@ -60,40 +60,44 @@ class HubRun:
 
 
 def cache_dir() -> Path | None:
-    """FEX_FRAME_CACHE as a directory (created), or None when unset."""
+    """FEX_FRAME_CACHE as a writable directory (created), or None when unset; a one-line
+    ConfigError for a path that is not one (a file, a device, /proc) or a bad FEX_FRAME_CACHE_MB."""
     raw = os.environ.get("FEX_FRAME_CACHE", "").strip()
     if not raw:
         return None
-    path = Path(raw).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    disk.cap_mb()
+    return disk.prepare(raw, "FEX_FRAME_CACHE")
 
 
-def save(folder: Path, run: HubRun) -> Path:
-    """Write a complete run atomically (a reader never sees half a file)."""
-    body = {"key": run.key, "settings": run.canonical, "T": run.T, "meta": run.meta,
+def body(run: HubRun) -> dict:
+    """A complete run as its cache record."""
+    return {"key": run.key, "settings": run.canonical, "T": run.T, "meta": run.meta,
             "frames": packing.join(run.frames, run.schema)}
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".fex-", suffix=".tmp")
-    with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
-        out.write(json.dumps(body, separators=(",", ":")).encode())
-    os.chmod(tmp, 0o644)  # the server may run as another user than `engine warm`
-    path = folder / f"{run.key}.json.gz"
-    os.replace(tmp, path)
-    return path
 
 
-def load(folder: Path, key: str) -> dict | None:
-    """{meta, T, frames (records), schema} of a cached run, or None (absent or not ours)."""
-    path = folder / f"{key}.json.gz"
-    if not KEY_RE.match(key) or not path.is_file():
+def save(folder: Path, run: HubRun) -> Path | None:
+    """Write a complete run atomically (a reader never sees half a file); None when the write
+    failed (logged in one line, its temp file removed). Old files go past FEX_FRAME_CACHE_MB."""
+    return disk.write(folder, f"{run.key}.json.gz", body(run))
+
+
+def load(folder: Path, key: str, cfg: Config | None = None) -> dict | None:
+    """{meta, T, frames (records), schema} of key's cached run, or None (absent, too big, not
+    of cfg's setting, damaged). cfg None: the key alone is checked (a test's own file)."""
+    if not KEY_RE.match(key):
         return None
+    path = folder / f"{key}.json.gz"
+    cap = disk.inflated_cap(cfg) if cfg is not None else disk.FLOOR_B
+    found = disk.read(path, cap)
+    if found is None:
+        return None
+    settings = canonical(cfg) if cfg is not None else None
+    why = cache_check.problem(found, key, settings, None if cfg is None else int(cfg.T))
+    if why:
+        return disk.ignored(path, why)
     try:
-        with gzip.open(path, "rb") as fh:
-            body = json.loads(fh.read())
-        frames = packing.split(body["frames"])
-        if body.get("key") != key or len(frames) != int(body["T"]) + 1:
-            return None
-        return {"meta": body["meta"], "T": int(body["T"]), "frames": frames,
-                "schema": packing.kinds(body["frames"])}
-    except (OSError, ValueError, KeyError, TypeError, EOFError):
-        return None  # a damaged or foreign file: compute the run instead
+        out = cache_check.records(found)
+    except ValueError as err:
+        return disk.ignored(path, str(err)[:160])
+    disk.touch(path)
+    return out

@@ -74,7 +74,7 @@ class HubStream:
 
     def frames(self, start: int, stop: int) -> dict:
         """The packed batch of frames start..stop-1 (clamped to those held)."""
-        return self.hub.batch(self.key, start, max(0, stop - start))["frames"]
+        return self.hub.batch(self.key, start, max(0, stop - start), self.watcher)["frames"]
 
     def close(self) -> None:
         """This session stops watching (the run stops if nobody else watches it)."""

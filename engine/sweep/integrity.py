@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..config import ConfigError
 from ..echo import plain
+from ..out_path import refuse_special
 from .schema import SchemaError, check_schema
 from .values import check_values
 
@@ -88,6 +89,22 @@ def sqlite_why(err: sqlite3.Error) -> str:
     return f"SQLite: {plain(err, 80)}"
 
 
+def _utf8(source: str | Path | bytes, where) -> None:
+    """StoreError unless the header's text encoding is UTF-8 (or not yet set): read as UTF-16,
+    a store's names were echoed as "(浥瑡)"."""
+    if isinstance(source, bytes):
+        head = source[:100]
+    else:
+        try:
+            with open(source, "rb") as fh:
+                head = fh.read(100)
+        except OSError:
+            return  # _connect says why
+    if len(head) == 100 and head[:16] == b"SQLite format 3\x00" and \
+            int.from_bytes(head[56:60], "big") not in (0, 1):
+        raise StoreError(where, "a store in UTF-8 (its header names another text encoding)")
+
+
 def _connect(source: str | Path | bytes, where) -> sqlite3.Connection:
     """A read-only connection to a file, or an in-memory one holding the bytes."""
     if not isinstance(source, bytes):
@@ -109,6 +126,7 @@ def open_checked(source: str | Path | bytes, where=None) -> tuple[sqlite3.Connec
     """A read-only, query-limited, verified connection to a store file or its bytes."""
     if where is None:
         where = "upload" if isinstance(source, bytes) else source
+    _utf8(source, where)
     try:
         db = _connect(source, where)
     except sqlite3.DatabaseError as err:
@@ -127,6 +145,7 @@ def check_out(path: Path) -> None:
         raise ConfigError("--out", str(path), "a file name, e.g. sweeps/NAME")
     if path.is_dir():
         raise ConfigError("--out", str(path), "a file, not a folder")
+    refuse_special(path)  # a device, FIFO or link: one line, nothing appended to it
     parent = path.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,8 @@ def store_path(out: str | Path) -> Path:
     p = Path(out)
     if not p.name or not str(out).strip():
         raise ConfigError("--out", str(out), "a file name, e.g. sweeps/NAME")
+    if p.is_dir():  # not DIR.sqlite beside it: the user named a folder
+        raise ConfigError("--out", str(out), "a file name, not a folder (e.g. sweeps/NAME)")
     return p if p.suffix in (SUFFIX, ".db") else p.with_name(p.name + SUFFIX)
 
 

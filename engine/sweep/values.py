@@ -22,9 +22,11 @@ SEED_MAX = 2**31 - 1
 MAX_TEXT_CHARS = 1 << 20  # a row's longest text is its config (~2 kB); 4 bytes a character at most
 META_NAMES = ("spec", "axes", "git")
 SPEC_KEYS = {"preset", "fixed", "axes", "cells", "seeds", "seed", "methods", "device"}
-# what a value of each declared type may be (typeof), and a finite number where numeric
+# what a value of each declared type may be (typeof), and a number whose mean over any store
+# stays finite where numeric (±1.7e308 accuracies drew "inf" cells and an empty colour bar)
+MAX_REAL = 1e300
 ALLOWED = {"REAL": "typeof({c}) IN ('real', 'integer', 'null') AND "
-                   "coalesce(abs({c}) < 9e999, 1)",
+                   f"coalesce(abs({{c}}) <= {MAX_REAL:g}, 1)",
            "INTEGER": "typeof({c}) IN ('integer', 'null')",
            "TEXT": "typeof({c}) IN ('text', 'null') AND coalesce(length({c}), 0) <= "
                    f"{MAX_TEXT_CHARS}"}
@@ -32,7 +34,14 @@ NOT_NULL = {"key": "typeof(key) = 'text' AND length(key) BETWEEN 1 AND 200",
             "seed": f"typeof(seed) = 'integer' AND seed BETWEEN 0 AND {SEED_MAX}",
             "method": "typeof(method) = 'text' AND length(method) BETWEEN 1 AND 40 AND "
                       "method NOT GLOB '*[^a-z0-9_]*'",
-            "step": "typeof(step) = 'integer' AND step >= 0"}
+            "step": "typeof(step) = 'integer' AND step >= 0",
+            # a row's setting as the engine wrote it: a JSON object (SQLite's parser refuses a
+            # nest deeper than 1000; `[]`, `1e999` and a 300 000-deep nest crashed the page)
+            "config": "typeof(config) = 'null' OR (typeof(config) = 'text' AND "
+                      f"length(config) <= {MAX_TEXT_CHARS} AND CASE WHEN json_valid(config) "
+                      "THEN json_type(config) = 'object' ELSE 0 END)"}
+# the summaries the Sweeps page draws: a store with rows must hold one of them somewhere
+SUMMARIES = ("test_acc", "train_acc", "cos", "test_err", "test_mse_ratio")
 
 
 def check_values(db: sqlite3.Connection, columns: dict[str, dict[str, str]]) -> list[str]:
@@ -52,7 +61,18 @@ def check_values(db: sqlite3.Connection, columns: dict[str, dict[str, str]]) -> 
                 _column(db, table, name, rule)
     for name in axes:
         _axis(db, name)
+    _some_summary(db, columns["results"])
     return axes
+
+
+def _some_summary(db: sqlite3.Connection, columns) -> None:
+    """SchemaError when rows exist and every summary column is NULL in all of them."""
+    have = [c for c in SUMMARIES if c in columns]
+    if not have or db.execute("SELECT 1 FROM results LIMIT 1").fetchone() is None:
+        return
+    found = " OR ".join(f'"{c}" IS NOT NULL' for c in have)
+    if db.execute(f"SELECT 1 FROM results WHERE {found} LIMIT 1").fetchone() is None:
+        raise SchemaError(f"results hold no summary value (every {', '.join(have)} is NULL)")
 
 
 def _meta(db: sqlite3.Connection) -> dict[str, str]:

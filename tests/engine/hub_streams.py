@@ -48,3 +48,28 @@ class CountStream:
         raw = np.concatenate(pos).tobytes() if pos else b""
         return {"step": list(range(start, stop)), "text": [f"step {i}" for i in range(start, stop)],
                 "pos": base64.b64encode(raw).decode("ascii")}
+
+
+class LimitStream(CountStream):
+    """A CountStream whose chart has limit curves, solved LIMITS_S after the run is done (the
+    order FrameStream's background thread gives: "done" first, the limits after)."""
+
+    LIMITS_S = 1.0
+
+    def __init__(self, cfg, device: str = "cpu"):
+        super().__init__(cfg, device)
+        self._done_at = None
+
+    def meta(self) -> dict:
+        return {**super().meta(), "limit_curves": True}
+
+    def limits(self) -> dict | None:
+        if not self.done:
+            return {"pending": True, "lines": []}
+        self._done_at = self._done_at or time.monotonic()
+        if time.monotonic() - self._done_at < self.LIMITS_S:
+            return {"pending": True, "lines": []}
+        return {"pending": False, "lines": [{"curve": "test", "value": 0.5}]}
+
+    def wait_limits(self, timeout: float) -> None:
+        time.sleep(min(timeout, 0.1))

@@ -160,3 +160,14 @@ def test_an_export_over_the_memory_limit_is_refused_in_one_line(state: AppState,
     assert set(export.refusals(state)) == {"csv", "json", "html", "gif"}
     monkeypatch.setenv("FEX_MAX_MEMORY_MB", "1024")
     assert export.refusals(state) == {}
+
+
+def test_a_complete_runs_gif_is_made_once(state: AppState) -> None:
+    """Issue 38 Low 14: the GIF of a complete run is kept (56 s of CPU a click at m = 2 000,
+    T = 600); a second click, or another session on the run, gets the same bytes at once."""
+    first = export.export_gif(state)
+    assert export.export_gif(state) is first
+    other = AppState(cfg=SMALL)
+    other.explore.stream, other.explore.run_cfg = FrameStream(SMALL), SMALL
+    other.explore.stream.advance()  # another run (its own id): its own GIF
+    assert export.export_gif(other) is not first
