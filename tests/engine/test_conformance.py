@@ -179,6 +179,20 @@ def test_the_credit_is_the_worlds_and_the_procedures(case):
         assert own.citation in meta["source"] and meta["claim"] == own.claim
 
 
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_explore_speaks_of_sigma_am_only_where_the_world_plants_it(case):
+    """A world without a planted truth: no Σ_A M and no relevant/background split in what is
+    measured or the narration; a world that declares directions (and no centres) has them on
+    its map."""
+    stream = played(case)
+    ds, meta = stream.world.ds, stream.meta()
+    if not ds.has_truth:
+        text = words(stream)
+        assert "Σ_A M" not in text and "relevant/background" not in text, case
+    if ds.directions is not None and ds.centres is None:
+        assert len(meta["marks"]) >= len(ds.directions.vectors), (case, meta["marks"])
+
+
 def test_fcb_labels_its_four_centres_with_counts():
     """fcb-xor's map marks ±µ₁, ±µ₂ each with its count of neurons (cos > 0.9, signed)."""
     stream = played(("fcb2022", "fcb"))
