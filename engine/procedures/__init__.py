@@ -46,8 +46,9 @@ RECORDS: dict[str, ProcedureRecord] = {
 PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the world's first
 
 __all__ = ["REGISTRY", "RECORDS", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
-           "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "offered", "check_methods",
-           "owner_of", "glossary", "runs_with", "shown_terms", "checked", "source_of"]
+           "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "offered",
+           "check_methods", "owner_of", "glossary", "runs_with", "shown_terms", "checked",
+           "source_of"]
 
 
 def _settings() -> dict[str, Spec]:

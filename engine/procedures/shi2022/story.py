@@ -11,7 +11,6 @@ from ..words import pct as _pct
 from ..words import score_text, zero_gradient
 
 
-
 def narrate(history: list, i: int, source: str = "", truth: bool = True) -> str:
     """The shi2022 procedure's stages in words at history index i, with the numbers of that
     snapshot; `source`: whose theory the run illustrates (the credit's citation)."""
