@@ -15,22 +15,34 @@ from .procedure import record, source_of
 STARS = ("+Σ_A M", "−Σ_A M")
 
 
+def direction_names(dirs) -> list[str]:
+    """D_j for a cluster centre, ±D_j for a feature or subspace direction (both signs)."""
+    both = dirs.kind != "centre"
+    return [f"{'±' if both else ''}D{j + 1}" for j in range(len(dirs.vectors))]
+
+
 class PaperFrames(Maker):
     """The paper's map: each snapshot's own embedding (neurons, then the two stars)."""
 
     def __init__(self, run, world):
         super().__init__(run, world)
         names, labels = world.ds.centre_names, world.ds.centre_labels
-        self.dirs = None if world.ds.centres is not None else world.ds.directions
-        if self.dirs is not None and not self.truth:  # the world's declared directions, each
-            # a star (±D_j where both signs mean the same direction) with its count
-            both = self.dirs.kind != "centre"
-            self.groups = [(f"{'±' if both else ''}D{j + 1}", None, int(g))
-                           for j, g in enumerate(self.dirs.groups)]
+        if self.dirs is not None:  # the world's declared directions, each a star (±D_j
+            # where both signs mean the same direction) with its count
+            self.groups = [(name, None, int(g))
+                           for name, g in zip(direction_names(self.dirs), self.dirs.groups,
+                                              strict=True)]
         elif names is not None and world.ds.centres is not None:  # a star per named centre,
             # coloured by its label
             lab = np.ones(len(names)) if labels is None else np.asarray(labels)
             self.groups = [(name, None, 0 if lab[j] > 0 else 1) for j, name in enumerate(names)]
+
+    @property
+    def dirs(self):
+        """The directions a world without Σ_A M or centres declares (Dataset.directions), or
+        None: the map's stars then."""
+        ds = self.world.ds
+        return ds.directions if not ds.has_truth and ds.centres is None else None
 
     def weights(self) -> np.ndarray:
         """The run's current first-layer weights (data coordinates)."""
@@ -39,7 +51,7 @@ class PaperFrames(Maker):
     def map(self, snap) -> tuple[np.ndarray, np.ndarray, dict]:
         """(neuron points, colour cosines, marks) of the newest snapshot."""
         centres = self.world.ds.centres
-        if centres is None and self.dirs is not None and not self.truth:
+        if self.dirs is not None:
             return self._direction_map()
         if centres is None:
             marks = {STARS[0]: snap.embedding[-2], STARS[1]: snap.embedding[-1]}
@@ -49,11 +61,11 @@ class PaperFrames(Maker):
     def cosine_words(self) -> str:
         """What the colours measure where the world plants no Σ_A M: its centres, its declared
         directions, or nothing (a world that declares neither)."""
-        if self.truth:
+        if self.world.ds.has_truth:
             return super().cosine_words()
         n = f"{record(self.world.cfg).neurons(self.world.cfg.m):,}"
         if self.dirs is not None:
-            names = ", ".join(name for name, _, _ in self.groups)
+            names = ", ".join(direction_names(self.dirs))
             return (f"the largest |cosine| of every one of the {n} neurons with the world's "
                     f"declared directions {names} (each direction's count: the neurons with "
                     f"|cosine| > {ALIGNED:g} with it)")
@@ -108,7 +120,7 @@ class PaperFrames(Maker):
         return getattr(self, "_counts", None) if self.groups is not None else None
 
     def count_note(self, marks: list[dict]) -> str | None:
-        if self.dirs is not None and self.groups is not None:
+        if self.dirs is not None:
             return f"counts: neurons with |cos(w_i, D_j)| > {ALIGNED:g}"
         if self.groups is not None:
             return f"counts: neurons with cos(w_i, centre) > {ALIGNED:g}"

@@ -75,7 +75,5 @@ def test_no_python_file_names_one():
     assert hits(ROOT, registry_names()) == Counter()
 
 
-@pytest.mark.xfail(strict=True, reason="the player's JS is issue 35's player part: it still "
-                                       "branches on meta.azl / meta.gfl")
 def test_the_player_branches_on_no_procedure():
     assert js_branches(ROOT, registry_names()) == []
