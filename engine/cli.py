@@ -14,7 +14,7 @@ from .hub import warm as hub_warm
 from .limits import limit_of
 from .limits import show as limit_show
 from .methods import NAMES, parse_methods
-from .procedures import procedure_of
+from .procedures import offered, procedure_of
 from .reads import refuse_unread
 from .report import build_report, check_out, summary_table, write_json
 from .run import DivergenceError, pick_device
@@ -152,7 +152,7 @@ def _preflight(args):
     """Every check that can fail, before any training: settings, methods, seeds, limits, --out."""
     cfg, preset = parse_settings(args)
     if args.methods is None:
-        methods = procedure_of(cfg).defaults
+        methods = offered(cfg).defaults
     else:
         methods = procedure_methods(args.methods, cfg)
     n_seeds = parse_seed_count(args.seeds)

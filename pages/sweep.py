@@ -72,13 +72,13 @@ def open_links(setting: dict) -> None:
 
 def heat_panel(column) -> None:
     """Heat map of one method (or network − NTK per seed) over x × y; a click gives links."""
-    views = [labels[m] for m in methods]
-    difference = f"{labels.get('network')} − {labels.get('ntk')}"
-    if "network" in methods and "ntk" in methods:
+    views, pair = [labels[m] for m in methods], sd.claim_pair(methods)  # e.g. network − NTK
+    difference = f"{labels[pair[0]]} − {labels[pair[1]]}" if pair else None
+    if pair:
         views.append(difference)
     view = column.selectbox("method", views, help="whose summary the heat map shows")
-    minus = "ntk" if view == difference else None
-    method = "network" if minus else methods[views.index(view)]
+    minus = pair[1] if pair and view == difference else None
+    method = pair[0] if minus else methods[views.index(view)]
     values = sd.fix_others(store.per_seed(metric, method, minus, basis), fixed)
     words = sd.basis_words(df, metric, minus or method, basis)  # the NTK's limit, if a difference
     title = f"{view}: {sd.METRICS[metric]}{words}" + ("" if not fixed else " at " + ", ".join(

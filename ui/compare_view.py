@@ -11,7 +11,7 @@ from engine import guard
 from engine.config import ConfigError
 from engine.frames.compare import CompareStream
 from engine.presets import PRESETS, Preset, preset_config
-from engine.procedures import RECORDS, ProcedureRecord, procedure_of
+from engine.procedures import RECORDS, ProcedureRecord, offered
 from engine.reads import read_diff
 from engine.report import cell, rows_for, score_key
 from ui import limits_view
@@ -28,7 +28,7 @@ FIRST = next(iter(RECORDS.values()))
 def procedure(state) -> ProcedureRecord:
     """The procedure that trains the current setting (engine/procedures): its methods, labels,
     table and words are the page's."""
-    return procedure_of(state.cfg)
+    return offered(state.cfg)
 
 
 def ordered(methods, proc: ProcedureRecord | None = None) -> tuple[str, ...]:

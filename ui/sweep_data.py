@@ -16,6 +16,7 @@ from engine import exports
 from engine.config import Config, ConfigError, from_dict
 from engine.echo import markdown_plain
 from engine.methods import LABELS
+from engine.procedures import RECORDS
 from engine.sweep import load
 from engine.sweep.names import levels as procedure_levels
 from engine.sweep.names import method_label
@@ -269,3 +270,13 @@ def levels(df: pd.DataFrame, metric: str) -> list[tuple[float, str]]:
 def point_setting(df: pd.DataFrame, axes: list[str], x: str, value, fixed: dict) -> dict:
     """The whole setting of a point of a one-axis sweep's lines (x = value, the fixed axes)."""
     return whole_setting(df, axes, {x: value, **fixed})
+
+
+def claim_pair(methods) -> tuple[str, str] | None:
+    """(method, baseline) of the first claim a procedure's record makes (its Compare headlines,
+    e.g. the network against the NTK) whose two methods the sweep ran, or None."""
+    for record in RECORDS.values():
+        for _, a, b in record.table.headlines:
+            if a in methods and b in methods:
+                return a, b
+    return None

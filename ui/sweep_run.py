@@ -26,6 +26,7 @@ from engine.presets import PRESETS
 from engine.sweep import SweepSpec, load, run_sweep
 from engine.sweep.spec import check, parse_fixed, parse_methods, parse_pair, parse_values
 from ui.state import SweepState
+from ui.sweep_data import claim_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
@@ -207,7 +208,7 @@ def run_form(state: SweepState) -> None:
         g2 = st.text_input("grid 2 (optional)", "p_o=0.2,0.4", **text)
         fixed = st.text_input("fixed settings (optional)", "T=100 n=4000 n_test=2000", **text)
         seeds = st.number_input("seeds", 1, 5, 2)
-        methods = st.multiselect("methods", METHODS, ["network", "ntk"])
+        methods = st.multiselect("methods", METHODS, list(claim_pair(METHODS) or ()))
         go = st.form_submit_button("Run sweep")
     if not go:
         return

@@ -104,11 +104,22 @@ class Maker:
         return charts.map_spec()
 
     def charts(self, marks: list[dict]) -> list[dict]:
-        """The player's charts (engine.frames.charts), beside the map in this order; the first
-        is the one presentation mode keeps. The paper's: the score, and where the world plants
+        """The player's charts (engine.frames.charts): the record's declared Explore charts, in
+        its order, each the maker's spec of that name (the first is the one presentation mode
+        keeps); a declared chart this world cannot show (no planted Σ_A M) is left out, and
+        nothing the record does not declare is drawn."""
+        drawn = self.chart_specs(marks)
+        return [{**drawn[c.name], "name": c.name} for c in record(self.world.cfg).charts
+                if "explore" in c.views and drawn.get(c.name) is not None]
+
+    def chart_specs(self, marks: list[dict]) -> dict:
+        """{record chart name: the player's spec} this maker can draw from its frame columns
+        (None: not on this world). The engine's runs: the score, and where the world plants
         Σ_A M the neurons on its stars and the gradient's relevant share."""
         score = charts.score_chart("mse" if regression(self.run.history[0]) else "acc")
-        return [score, charts.star_chart(), charts.gradient_chart()] if self.truth else [score]
+        truth = self.truth
+        return {"accuracy": score, "cos": charts.star_chart() if truth else None,
+                "gradient": charts.gradient_chart() if truth else None}
 
     def about(self) -> dict:
         """Explore's words around the player: credit, what is measured, step sizes, report."""

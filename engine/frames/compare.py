@@ -105,7 +105,8 @@ class CompareStream:
         rows = next(iter(self.rows(0, 1).values()), [])
         charts = [{"name": c.name, "title": c.title, "curves": list(c.curves), "axis": c.axis,
                    "log": c.log, "lines": [{"value": line.value(cfg), "label": line.label}
-                                           for line in c.lines]} for c in proc.charts]
+                                           for line in c.lines]} for c in proc.charts
+                  if "compare" in c.views]
         return clean({
             "procedure": proc.name, "T": self.T, "seeds": self.seeds,
             "source": {"citation": source.citation, "claim": source.claim},

@@ -5,11 +5,11 @@ without a story of its own). The shi2022 procedure's stages are its own
 
 from __future__ import annotations
 
-from ..procedures.shi2022.story import NO_TRUTH, narrate
+from ..procedures.shi2022.story import narrate
 from ..procedures.words import aligned as _aligned
 from ..procedures.words import score_text
 
-__all__ = ["NO_TRUTH", "narrate", "plain", "score_text"]
+__all__ = ["narrate", "plain", "score_text"]
 
 
 def plain(snap, truth: bool) -> str:

@@ -15,16 +15,34 @@ from .procedure import record, source_of
 STARS = ("+Σ_A M", "−Σ_A M")
 
 
+def direction_names(dirs) -> list[str]:
+    """D_j for a cluster centre, ±D_j for a feature or subspace direction (both signs)."""
+    both = dirs.kind != "centre"
+    return [f"{'±' if both else ''}D{j + 1}" for j in range(len(dirs.vectors))]
+
+
 class PaperFrames(Maker):
     """The paper's map: each snapshot's own embedding (neurons, then the two stars)."""
 
     def __init__(self, run, world):
         super().__init__(run, world)
         names, labels = world.ds.centre_names, world.ds.centre_labels
-        if names is not None and world.ds.centres is not None:  # a star per named centre,
+        if self.dirs is not None:  # the world's declared directions, each a star (±D_j
+            # where both signs mean the same direction) with its count
+            self.groups = [(name, None, int(g))
+                           for name, g in zip(direction_names(self.dirs), self.dirs.groups,
+                                              strict=True)]
+        elif names is not None and world.ds.centres is not None:  # a star per named centre,
             # coloured by its label
             lab = np.ones(len(names)) if labels is None else np.asarray(labels)
             self.groups = [(name, None, 0 if lab[j] > 0 else 1) for j, name in enumerate(names)]
+
+    @property
+    def dirs(self):
+        """The directions a world without Σ_A M or centres declares (Dataset.directions), or
+        None: the map's stars then."""
+        ds = self.world.ds
+        return ds.directions if not ds.has_truth and ds.centres is None else None
 
     def weights(self) -> np.ndarray:
         """The run's current first-layer weights (data coordinates)."""
@@ -33,25 +51,48 @@ class PaperFrames(Maker):
     def map(self, snap) -> tuple[np.ndarray, np.ndarray, dict]:
         """(neuron points, colour cosines, marks) of the newest snapshot."""
         centres = self.world.ds.centres
+        if self.dirs is not None:
+            return self._direction_map()
         if centres is None:
             marks = {STARS[0]: snap.embedding[-2], STARS[1]: snap.embedding[-1]}
             return snap.embedding[:-2], snap.cos, marks if self.truth else {}
         return self._centre_map(np.asarray(centres, dtype=np.float64))
 
     def cosine_words(self) -> str:
-        """Data without a planted Σ_A M (FCB's XOR, mixtures, real images): the centres."""
-        if self.world.ds.centres is None:
+        """What the colours measure where the world plants no Σ_A M: its centres, its declared
+        directions, or nothing (a world that declares neither)."""
+        if self.world.ds.has_truth:
             return super().cosine_words()
         n = f"{record(self.world.cfg).neurons(self.world.cfg.m):,}"
+        if self.dirs is not None:
+            names = ", ".join(direction_names(self.dirs))
+            return (f"the largest |cosine| of every one of the {n} neurons with the world's "
+                    f"declared directions {names} (each direction's count: the neurons with "
+                    f"|cosine| > {ALIGNED:g} with it)")
+        if self.world.ds.centres is None:
+            return f"the directions of the {n} neurons"
         if self.groups is not None:
             names = ", ".join(name for name, _, _ in self.groups)
             return (f"the largest |cosine| of every one of the {n} neurons with the data's "
-                    f"centres {names} (this data has no single planted Σ_A M, so there is no "
-                    "relevant/background split of the gradient; each centre's count: the "
-                    f"neurons with cosine > {ALIGNED:g} with it)")
+                    f"centres {names} (each centre's count: the neurons with cosine > "
+                    f"{ALIGNED:g} with it)")
         return (f"the largest |cosine| of every one of the {n} neurons with "
-                "the data's centres (class means or mixture centres: this data has no single "
-                "planted Σ_A M, so there is no relevant/background split of the gradient)")
+                "the data's centres (class means or mixture centres)")
+
+    def _direction_map(self) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Map of the neurons and the declared directions' stars; colour = the best |cos|."""
+        w = np.asarray(self.weights(), dtype=np.float64)
+        v = np.asarray(self.dirs.vectors, dtype=np.float64)[:, :w.shape[1]]
+        both = self.dirs.kind != "centre"
+        stars = [np.vstack([u, -u]) if both else u[None] for u in v]
+        emb = self.aligned_mds(np.vstack([w, *stars]))
+        cosines = centre_cosines(w, v)
+        self._counts = [int(c) for c in ((np.abs(cosines) if both else cosines) > ALIGNED)
+                        .sum(axis=1)]
+        marks, at = {}, len(w)
+        for (name, _, _), rows in zip(self.groups, stars, strict=True):
+            marks[name], at = emb[at:at + len(rows)], at + len(rows)
+        return emb[:len(w)], np.abs(cosines).max(axis=0), marks
 
     def _centre_map(self, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict]:
         """Map of the neurons and the data's centres; colour = the best |cos| to a centre."""
@@ -79,14 +120,15 @@ class PaperFrames(Maker):
         return getattr(self, "_counts", None) if self.groups is not None else None
 
     def count_note(self, marks: list[dict]) -> str | None:
+        if self.dirs is not None:
+            return f"counts: neurons with |cos(w_i, D_j)| > {ALIGNED:g}"
         if self.groups is not None:
             return f"counts: neurons with cos(w_i, centre) > {ALIGNED:g}"
         return super().count_note(marks)
 
     def narrate(self, i: int) -> str:
         """The procedure's own words on the step (its record's story), else its numbers."""
-        story = record(self.world.cfg).story
+        story, source = record(self.world.cfg).story, source_of(self.world.cfg)
         if story is None:
             return plain(self.run.history[i], self.truth)
-        source = source_of(self.world.cfg)
         return story(self.run.history, i, source.short or source.citation, self.truth)

@@ -9,6 +9,7 @@ Its package imports no ui/ module and no Streamlit: the pages read the record, n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -45,8 +46,9 @@ RECORDS: dict[str, ProcedureRecord] = {
 PROCEDURES = ("auto", *RECORDS)  # the procedure setting's choices; auto = the world's first
 
 __all__ = ["REGISTRY", "RECORDS", "PROCEDURES", "PROCEDURE_SETTINGS", "Chart",
-           "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "check_methods",
-           "owner_of", "glossary", "runs_with", "shown_terms", "checked", "source_of"]
+           "CompareTable", "Line", "ProcedureRecord", "Source", "procedure_of", "offered",
+           "check_methods", "owner_of", "glossary", "runs_with", "shown_terms", "checked",
+           "source_of"]
 
 
 def _settings() -> dict[str, Spec]:
@@ -77,6 +79,23 @@ def procedure_of(cfg: Config) -> ProcedureRecord:
         raise ConfigError("procedure", cfg.procedure,
                           f"auto or one of {', '.join(from_world)} for the {cfg.scenario} world")
     return RECORDS[name]
+
+
+def offered(cfg: Config) -> ProcedureRecord:
+    """cfg's procedure with only the methods cfg's world gives a meaning: the w/o-structure twins
+    only where the world reads the `structure` setting (its record's `common`); its Compare
+    groups and headlines narrowed to them (one group left: no legend groups)."""
+    proc = procedure_of(cfg)
+    if scenarios.reads_common(scenarios.world(cfg), "structure"):
+        return proc
+    keep = tuple(m for m in proc.methods if m.structure)
+    names = {m.name for m in keep}
+    groups = [(title, tuple(n for n in ms if n in names)) for title, ms in proc.table.groups]
+    groups = [g for g in groups if g[1]]
+    table = replace(proc.table, groups=tuple(groups) if len(groups) > 1 else (),
+                    headlines=tuple(h for h in proc.table.headlines if {h[1], h[2]} <= names))
+    return replace(proc, methods=keep, defaults=tuple(m for m in proc.defaults if m in names),
+                   table=table)
 
 
 def source_of(cfg: Config) -> Source:

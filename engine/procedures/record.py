@@ -41,6 +41,9 @@ class Chart:
     log: bool = False
     lines: tuple[Line, ...] = ()
     terms: tuple[str, ...] = ()  # the glossary terms its curves and lines show (the Guide's)
+    # where it is drawn: Explore's player (its frame maker's spec of this name) and Compare's
+    # charts of every method (its curves from the report's history)
+    views: tuple[str, ...] = ("explore", "compare")
 
 
 @dataclass(frozen=True)

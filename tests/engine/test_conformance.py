@@ -179,6 +179,43 @@ def test_the_credit_is_the_worlds_and_the_procedures(case):
         assert own.citation in meta["source"] and meta["claim"] == own.claim
 
 
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_explore_speaks_of_sigma_am_only_where_the_world_plants_it(case):
+    """A world without a planted truth: no Σ_A M and no relevant/background split in what is
+    measured or the narration; a world that declares directions (and no centres) has them on
+    its map."""
+    stream = played(case)
+    ds, meta = stream.world.ds, stream.meta()
+    if not ds.has_truth:
+        text = words(stream)
+        assert "Σ_A M" not in text and "relevant/background" not in text, case
+    if ds.directions is not None and ds.centres is None:
+        assert len(meta["marks"]) >= len(ds.directions.vectors), (case, meta["marks"])
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_the_players_charts_are_the_records(case):
+    """Explore's meta charts are the record's declared Explore charts, in its order: all of them
+    on a world that plants Σ_A M (or a procedure whose charts need none), a subset elsewhere,
+    and never one the record does not declare."""
+    stream, record = played(case), RECORDS[case[0]]
+    names = [c["name"] for c in stream.meta()["charts"]]
+    declared = [c.name for c in record.charts if "explore" in c.views]
+    assert names == [n for n in declared if n in names], (case, names, declared)
+    if stream.world.ds.has_truth or record.frame != "engine":
+        assert names == declared, (case, names, declared)
+
+
+def test_a_record_declaring_only_accuracy_gets_only_that_chart(monkeypatch):
+    """shi2022 on the paper's world with its record narrowed to the accuracy chart: the player
+    gets that chart alone (the maker adds no gradient or star chart of its own)."""
+    record = RECORDS["shi2022"]
+    monkeypatch.setitem(RECORDS, "shi2022", replace(record, charts=record.charts[:1]))
+    stream = FrameStream(tiny("sparse_coding", "shi2022"), device="cpu")
+    stream.advance()
+    assert [c["name"] for c in stream.meta()["charts"]] == ["accuracy"]
+
+
 def test_fcb_labels_its_four_centres_with_counts():
     """fcb-xor's map marks ±µ₁, ±µ₂ each with its count of neurons (cos > 0.9, signed)."""
     stream = played(("fcb2022", "fcb"))

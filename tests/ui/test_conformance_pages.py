@@ -12,7 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.frames import FrameStream
-from engine.procedures import RECORDS, source_of
+from engine.procedures import RECORDS, offered, source_of
+from engine.scenarios import WORLDS, reads_common
 from tests.engine.conformance import case_id, cases, tiny
 from ui import export, gif
 from ui.state import AppState, url_params
@@ -44,7 +45,7 @@ def test_compare_runs_to_the_end_in_the_runs_own_words(case):
     cs = at.session_state["app"].compare
     errors = [e.value for e in (*at.error, *at.exception)] + ([cs.error] if cs.error else [])
     assert errors == [] and cs.summary is not None, (case, errors)
-    assert set(cs.summary["methods"]) == set(record.defaults)
+    assert set(cs.summary["methods"]) == set(offered(cfg).defaults)
     captions = " ".join(c.value for c in at.caption)
     assert source_of(cfg).citation in captions, case
     labels = set(record.labels().values())
@@ -53,6 +54,25 @@ def test_compare_runs_to_the_end_in_the_runs_own_words(case):
         names = {t.name.split(" · ")[-1] for t in fig.data
                  if t.name and t.showlegend is not False and "limit" not in t.name}
         assert names <= labels, (case, names - labels)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_compare_offers_no_structure_methods_only_where_the_world_reads_structure(case):
+    """Compare's method list (its options and its default choice) has a w/o-structure method
+    only for a world that reads the `structure` setting (its record's `common`): elsewhere it
+    would train the same world twice ("+0.0 points")."""
+    cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(url_params(cfg, record.defaults))
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    box = at.multiselect(key="compare_methods")
+    names = {text: m for m, text in record.labels().items()}  # the options show labels
+    shown = {names.get(o, o) for o in box.options} | set(box.value)
+    without = {m for m in shown if not record.method(m).structure}
+    if not reads_common(WORLDS[case[1]], "structure"):
+        assert without == set(), (case, without)
+    assert shown, case
 
 
 @pytest.fixture(scope="module")

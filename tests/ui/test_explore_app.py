@@ -210,7 +210,9 @@ def test_mixture_without_truth_shows_centres_not_stars():
     assert "centres, label +1" in names and "centres, label −1" in names
     assert "+Σ_A M" not in names
     assert first["frames"]["share"] == [None]  # no relevant/background split
-    assert "no single planted" in first["frames"]["text"][0]
+    assert "Σ_A M" not in first["frames"]["text"][0]  # no words on what the world lacks
+    probes = state(at).explore.stream.meta()["probes"]  # "What is measured"
+    assert "centres" in probes and "Σ_A M" not in probes
 
 
 OFFLINE_SCENARIO_PRESETS = {  # preset -> (planted Σ_A M: gradient split shown, map marks)

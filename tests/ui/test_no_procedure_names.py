@@ -20,9 +20,8 @@ from engine.scenarios import WORLDS
 ROOT = Path(__file__).resolve().parents[2]
 # hits per file still to turn into record data (issue 35 item 3): the AZL and GFL cards and
 # guide, and the Sweep page's network − NTK views
-REMAINING = {"pages/sweep.py": 3, "ui/azl_cards.py": 2, "ui/gfl_cards.py": 2,
-             "ui/gfl_guide.py": 2, "ui/reproduce_cards.py": 2, "ui/sweep_pictures.py": 10,
-             "ui/sweep_run.py": 1}
+REMAINING = {"ui/azl_cards.py": 2, "ui/gfl_cards.py": 2, "ui/gfl_guide.py": 2,
+             "ui/reproduce_cards.py": 2, "ui/sweep_pictures.py": 10}
 
 
 def registry_names() -> set[str]:
@@ -75,7 +74,5 @@ def test_no_python_file_names_one():
     assert hits(ROOT, registry_names()) == Counter()
 
 
-@pytest.mark.xfail(strict=True, reason="the player's JS is issue 35's player part: it still "
-                                       "branches on meta.azl / meta.gfl")
 def test_the_player_branches_on_no_procedure():
     assert js_branches(ROOT, registry_names()) == []

@@ -65,9 +65,9 @@ class GFLFrames(Maker):
             return map_spec()
         return map_spec(PLANE["title"], {"x": PLANE["x"], "y": PLANE["y"]})
 
-    def charts(self, marks: list[dict]) -> list[dict]:
+    def chart_specs(self, marks: list[dict]) -> dict:
         """The score and Algorithm 1's probes."""
-        return [super().charts(marks)[0], coverage_chart()]
+        return {"score": super().chart_specs(marks)["accuracy"], "coverage": coverage_chart()}
 
     def narrate(self, i: int) -> str:
         return gfl_text(self.run.history[i])

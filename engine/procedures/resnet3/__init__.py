@@ -138,6 +138,11 @@ CHARTS = (
           lines=(KALPHA,), terms=("test error", "kα²")),
     Chart("projection", "Share of F and of αG learned", ("c_F", "c_G"), "c_F, c_G",
           terms=("c_F", "c_G")),
+    # Explore's player only: read from the ResNet's own weights each frame
+    Chart("weights", "Where the ResNet's weights sit",
+          ("pair_purity", "relevant_share", "v_support"), "pair purity / shares",
+          views=("explore",)),
+    Chart("pairs", "Neurons per pair over steps", ("pair_counts",), "neurons", views=("explore",)),
 )
 GLOSSARY = (
     ("m (ResNet)", "hidden width of the AZL networks: m neurons per layer"),

@@ -80,11 +80,12 @@ class AZLFrames(Maker):
         """The ResNet's first layer: no single output weight a_i to colour by (A is k×m)."""
         return map_spec(sign=False)
 
-    def charts(self, marks: list[dict]) -> list[dict]:
+    def chart_specs(self, marks: list[dict]) -> dict:
         """Every method's test error with the kα² line, c_F and c_G, where the weights sit, the
-        neurons per pair (azl_charts)."""
-        return azl_charts(self.run.world.cfg.threshold, THRESHOLD_TEXT,
-                          [(name, COLORS[m]) for m, name in self.run.labels.items()], marks)
+        neurons per pair (azl_charts), by the record's chart names."""
+        specs = azl_charts(self.run.world.cfg.threshold, THRESHOLD_TEXT,
+                           [(name, COLORS[m]) for m, name in self.run.labels.items()], marks)
+        return dict(zip(("error", "projection", "weights", "pairs"), specs, strict=True))
 
     def count_note(self, marks: list[dict]) -> str:
         return COUNT_NOTE

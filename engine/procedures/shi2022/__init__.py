@@ -42,6 +42,9 @@ CHARTS = (
           terms=("test accuracy",)),
     Chart("cos", "Neurons on a star", ("frac_aligned", "cos_max"), "share / max cos",
           terms=("on a star", "cos")),
+    # Explore's player only: the step's gradient split (where the world plants Σ_A M)
+    Chart("gradient", "Relevant share of ∂L/∂w_i", ("grad_rel", "grad_bg"), "relevant share",
+          terms=("relevant share",), views=("explore",)),
 )
 GLOSSARY = (
     ("m", "neuron pairs of the twin network (2m hidden neurons)"),

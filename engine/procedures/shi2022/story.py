@@ -10,10 +10,6 @@ from ..words import aligned as _aligned
 from ..words import pct as _pct
 from ..words import score_text, zero_gradient
 
-NO_TRUTH = ("This data has no single planted Σ_A M, so the map shows the data's centres "
-            "(class means or mixture centres) instead of the stars and the gradient split is not "
-            "defined; look for neurons gathering on the centres, in clusters.")
-
 
 def narrate(history: list, i: int, source: str = "", truth: bool = True) -> str:
     """The shi2022 procedure's stages in words at history index i, with the numbers of that
@@ -21,7 +17,7 @@ def narrate(history: list, i: int, source: str = "", truth: bool = True) -> str:
     snap = history[i]
     acc = score_text(snap)
     if not truth:
-        return f"**Step {snap.step}** ({snap.stage}): {acc}. {NO_TRUTH}"
+        return f"**Step {snap.step}** ({snap.stage}): {acc}."
     where = _aligned(snap)
     if snap.step == 0:
         return (f"**Initialisation.** The neurons point in random directions: {where}; {acc}. "
