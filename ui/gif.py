@@ -221,8 +221,7 @@ def _gif_key(state: AppState, picked: list[int]) -> tuple | None:
     stream = state.explore.stream
     if stream is None or not stream.done or stream.error:
         return None
-    ident = getattr(stream, "key", None) or getattr(stream, "id", None)
-    return None if ident is None else (str(ident), len(stream), tuple(picked))
+    return (stream.identity, len(stream), tuple(picked))
 
 
 def _build_gif(state: AppState, meta: dict, picked: list[int]) -> bytes:

@@ -98,6 +98,11 @@ class FrameStream:
         self._limits = LimitJob(curves) if curves else None
 
     @property
+    def identity(self) -> str:
+        """What names this run for caches shared by its views (this stream alone)."""
+        return f"local-{id(self)}"
+
+    @property
     def done(self) -> bool:
         """Every step taken, or stopped by an error."""
         return bool(self.error) or self.run.done

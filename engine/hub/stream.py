@@ -40,6 +40,12 @@ class HubStream:
         self.T = st["T"]
 
     @property
+    def identity(self) -> str:
+        """What names this run for caches shared by its views: the hub's run key, the same for
+        every session on the link."""
+        return str(self.key)
+
+    @property
     def done(self) -> bool:
         """Every step taken, or stopped by an error (a divergence, a worker that died)."""
         return self.hub.status(self.key)["state"] in ("done", "failed", "gone")
