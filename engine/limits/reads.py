@@ -5,6 +5,8 @@ its procedure does not list the setting)."""
 
 from __future__ import annotations
 
+from ..schedule import PAPER_LAM
+
 DECAY_FREE = ("gfl", "fcb2022")  # procedures whose readouts train without any decay
 
 
@@ -12,7 +14,6 @@ def ridge_unread(cfg, procedure: str) -> str | None:
     """Why cfg's limits ignore limit_ridge (the classifier stage's own decay), or None."""
     if procedure != "shi2022":
         return None
-    from ..schedule import PAPER_LAM  # the schedule module imports data: kept off import time
     lam = cfg.lam if cfg.lam is not None else PAPER_LAM if cfg.schedule == "paper" else 0.0
     if lam > 0:
         return (f"the classifier stage's own decay λ = {lam:g} (schedule={cfg.schedule}) defines "
