@@ -92,3 +92,15 @@ def test_the_guide_explains_algorithm_1_with_the_stored_gfl_numbers() -> None:
     assert f"{net['probes']['1']['coverage']:.2f} after step 1" in text
     assert f"{100 * net['test_acc']:.1f} % for the network" in text
     assert "no experiments" in text
+
+
+def test_guide_defines_the_converged_limit_terms():
+    """Explore and Compare draw converged limits: the Guide defines the limit, its certificate,
+    the ridge path and 'Network − best limit' (issue 36)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("pages/guide.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(m.value for m in at.markdown)
+    for term in ("**converged limit**", "**certificate**", "**ridge path**",
+                 "**Network − best limit**", "max-margin", "λ → 0"):
+        assert term in text, term
