@@ -119,7 +119,7 @@ def _least_squares(prob: Problem) -> dict:
     target = y - y.mean(0) if obj.intercept else y
     w = torch.linalg.lstsq(x, target.reshape(len(y), -1), driver="gelsd").solution
     w = w.reshape((x.shape[1],) + tuple(y.shape[1:]))
-    grad = x.T @ (x @ w - target) if target.dim() == 1 else x.T @ (x @ w - target)
+    grad = x.T @ (x @ w - target)
     cert = float(grad.norm() / (x.T @ target).norm().clamp_min(1e-300))
     c = (y - op.mv(w)).mean(0) if obj.intercept else None
     return {"w": w, "c": c, "certificate": cert, "certificate_kind": "relative gradient norm",
