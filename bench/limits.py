@@ -48,7 +48,7 @@ def measure(preset: str, seed: int, sets: dict) -> dict:
         out["methods"][method] = {"at_T": summary.get(key), "limit": lim.get(key),
                                   "metric": key, **{k: lim.get(k) for k in (
                                       "seconds", "certificate", "iterations", "converged",
-                                      "form", "solver", "refused")}}
+                                      "form", "solver", "refused", "limit_kind")}}
     net = comp.runs.get("network")
     if net is not None:
         out["network"] = net.summary().get(next(iter(out["methods"].values()), {})
@@ -68,7 +68,8 @@ def report(row: dict) -> str:
             continue
         lines.append(f"  {m:<10} at T {e['at_T']:.4f}  limit {e['limit']:.4f}  "
                      f"{e['seconds']:.1f} s  certificate {e['certificate']:.1e} "
-                     f"({e['iterations']} it., {e['form']}){'' if e['converged'] else ' NOT'}")
+                     f"({e['iterations']} it., {e['form']}; {e.get('limit_kind')})"
+                     f"{'' if e['converged'] else ' NOT'}")
     return "\n".join(lines)
 
 

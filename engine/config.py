@@ -117,13 +117,15 @@ COMMON: dict[str, Spec] = {
                          "in steps 1-2, in every step, or off", default="steps12"),
     "classifier": Spec(str, choices=CLASSIFIERS, group="baselines", label="classifier",
                        help="how One/Two Step and RF train their top layer", default="schedule"),
-    # where a fixed-feature method trains without decay its converged limit has many minimisers
-    # (the features separate the sample): this ridge picks one (docs/limits.md, "why 1e-4")
-    "limit_ridge": Spec(float, 1e-8, 0.1, group="baselines", label="limit tie-break ridge",
-                        help="the ridge λ‖w‖² added to a converged limit (engine/limits) of a "
-                             "method trained without weight decay (GFL, FCB, the theory "
-                             "schedule); 1e-4 = the paper schedule's λ; not read by the runs",
-                        default=1e-4),
+    # where a fixed-feature method trains without decay its converged limit is the λ → 0 end of
+    # the regularised path (max-margin where separable): 0; a positive value solves there instead
+    "limit_ridge": Spec(float, 0.0, 0.1, group="baselines", label="limit ridge (0: λ → 0)",
+                        help="0 = the λ → 0 limit (engine/limits, docs/limits.md): the max-margin "
+                             "readout where the features separate the sample, else the end of "
+                             "the ridge path 1e-2 … 1e-8; a positive λ solves at that ridge. Read "
+                             "only where a method trains without decay (GFL, FCB, the theory and "
+                             "standard schedules), never by the runs themselves",
+                        default=0.0),
     "procedure": Spec(str, choices=PROCEDURES, group="network", label="procedure",
                       help="how the network is trained (engine/procedures: "
                            + ", ".join(PROCEDURES[1:]) + "); auto = the world's own first",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .config import COMMON, SPECS, Config, ConfigError, diff
+from .limits.reads import ridge_unread
 from .procedures import owner_of, procedure_of
 from .scenarios import WORLDS, pinned, reads_common, shows
 
@@ -30,6 +31,10 @@ def unread_reason(name: str, cfg: Config) -> str | None:
         return f"the {cfg.scenario} world does not read it"
     if not procedure_reads(name, cfg):
         return f"the {procedure_of(cfg).name} procedure does not read it"
+    if name == "limit_ridge":  # read by the limits where a method trains without decay
+        why = ridge_unread(cfg, procedure_of(cfg).name)
+        if why is not None:
+            return why
     rule = WORLDS[cfg.scenario].reads_if.get(name)
     if rule is not None and not rule[0](cfg):
         return f"the {cfg.scenario} world reads it only {rule[1]}"
@@ -75,4 +80,5 @@ def sidebar_shows(name: str, cfg: Config) -> bool:
         return False
     if owner_of(name) is not None:
         return bool(SPECS[name].shown(cfg))
-    return shows(name, cfg, SPECS[name]) and procedure_reads(name, cfg)
+    return (shows(name, cfg, SPECS[name]) and procedure_reads(name, cfg)
+            and (name != "limit_ridge" or ridge_unread(cfg, procedure_of(cfg).name) is None))

@@ -193,8 +193,12 @@ def live() -> None:
         st.plotly_chart(fig, key="compare_curves", config={"displaylogo": False})
         if limits and not limits_pending():
             st.caption("Dashed: each fixed-feature method's converged limit — the same loss and "
-                       "decay solved to a certificate (duality gap or gradient norm ≤ 1e-4), "
+                       "decay solved to a certificate (duality gap or gradient norm ≤ 1e-4; λ → 0 "
+                       "where the method trains without decay), "
                        "beside its T-step curve.")
+            path = limits_view.path_figure(limits)  # where a limit is λ → 0: its ridge path
+            if path is not None:
+                st.plotly_chart(path, key="compare_limit_path", config={"displaylogo": False})
         if meta["regression"]:
             st.caption("A regression world: each curve is the test MSE / Var(y) — 1 is no better "
                        "than predicting the mean, 0 is a perfect fit; lower is better.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.procedures import glossary as procedure_glossary
-from ui import gfl_guide
+from ui import gfl_guide, limits_guide
 from ui.router import ensure_router
 
 ensure_router()
@@ -271,5 +271,5 @@ def _cell(text: str) -> str:
 
 
 for section in (data_model, network, step_one, step_two, fixed_features, no_structure, depth,
-                gfl_guide.section, keyboard, glossary):
+                gfl_guide.section, limits_guide.section, keyboard, glossary):
     section()

@@ -27,7 +27,8 @@ TABLES = OUT / "tables.json"
 FIELDS = ("train_acc", "test_acc", "cos")
 # what a stored result keeps of a converged limit (engine/limits; the CLI computes them)
 LIMIT_KEYS = ("test_acc", "test_err", "test_mse_ratio", "certificate", "certificate_kind",
-              "converged", "ridge", "tie_break", "form", "seconds", "refused")
+              "converged", "ridge", "tie_break", "form", "seconds", "refused", "limit_kind",
+              "separable", "path")
 
 
 def limit_entry(summary: dict) -> dict | None:

@@ -181,10 +181,11 @@ def _bounds(spec: Spec) -> dict:
         lo = None if spec.lo is None else int(spec.lo)
         hi = None if spec.hi is None else int(spec.hi)
         return {"min_value": lo, "max_value": hi, "step": 1}
-    if spec.lo is not None and spec.lo > 0 and spec.default is not None and spec.default < 0.01:
-        # a default below the 0.01 step (limit_ridge's 1e-4) would show as 0.00: typed, 1.0e-04
+    if (spec.lo is not None and spec.lo >= 0 and spec.default is not None and spec.default < 0.01
+            and spec.hi is not None and spec.hi <= 0.1):
+        # values below the 0.01 step (limit_ridge's 1e-6) would show as 0.00: typed, 1.0e-06
         return {"min_value": float(spec.lo), "max_value": float(spec.hi), "format": "%.1e",
-                "step": float(spec.lo)}
+                "step": float(spec.lo) or 1e-8}
     step = 0.01 if spec.hi is not None and spec.hi <= 10 else None
     lo = spec.lo if spec.lo is None or not spec.open_lo else spec.lo + (step or 1e-9)
     hi = spec.hi if spec.hi is None or not spec.open_hi else spec.hi - (step or 1e-9)

@@ -35,9 +35,47 @@ def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
             x=[0, max(T, 2)], y=[got[1], got[1]], mode="lines+text",
             line={"color": color, "dash": "dash", "width": 1.5},
             name=f"{label}: converged limit", legendgroup=method, meta="converged limit",
-            text=["", f"{label} converged limit"], textposition="top left",
-            textfont={"color": color, "size": 11},
             hovertemplate=f"{label} converged limit: %{{y:.4g}}<extra></extra>"))
+        # the label sits right of the plot area (paper x > 1), never on a curve
+        fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=got[1], yref="y",
+                           text=f"{label} limit", showarrow=False,
+                           font={"color": color, "size": 11})
+        fig.update_layout(margin={"r": 120})  # room for the labels right of the plot
+    return fig
+
+
+def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:
+    """Test value against the ridge λ (log axis, 1e-2 … 1e-8) per method whose limit is λ → 0,
+    the chosen limit marked at the path's small end; None when no limit has a path."""
+    labels = LABELS if labels is None else labels
+    fig = go.Figure()
+    for method, lim in limits.items():
+        path, got = lim.get("path"), value(lim)
+        if not path or got is None:
+            continue
+        key, scale = got[0], 100.0 if got[0] == "test_acc" else 1.0
+        info = BY_NAME.get(method)
+        color = info.color if info is not None else "#777777"
+        label = labels.get(method, method)
+        pts = [p for p in path if p.get(key) is not None]
+        fig.add_trace(go.Scatter(
+            x=[p["ridge"] for p in pts], y=[scale * p[key] for p in pts], mode="lines+markers",
+            line={"color": color}, name=f"{label}: ridge path", legendgroup=method,
+            hovertemplate=f"{label} λ = %{{x:.0e}}: %{{y:.4g}}<extra></extra>"))
+        end = min(p["ridge"] for p in pts) if pts else 1e-8
+        fig.add_trace(go.Scatter(
+            x=[end / 3], y=[scale * got[1]], mode="markers", legendgroup=method,
+            marker={"color": color, "symbol": "star", "size": 14},
+            name=f"{label}: {lim.get('limit_kind', 'limit')}",
+            hovertemplate=f"{label} limit: %{{y:.4g}}<extra></extra>"))
+    if not fig.data:
+        return None
+    title = {"test_acc": "test accuracy %", "test_err": "test error"}.get(key, "test MSE / Var(y)")
+    fig.update_layout(height=300, margin={"l": 50, "r": 10, "t": 30, "b": 40},
+                      title={"text": "Converged limit along the ridge path (★: λ → 0)",
+                             "font": {"size": 13}},
+                      xaxis={"type": "log", "title": "ridge λ", "autorange": "reversed"},
+                      yaxis={"title": title})
     return fig
 
 

@@ -2,7 +2,8 @@
 same decay, same intercept) solved to convergence with a certificate, beside the T-step value.
 
 limit_of(run) → {test_acc, train_acc | test_err, train_err | test_mse_ratio, …, certificate,
-certificate_kind, iterations, solver, seconds, converged, objective, form} or {refused: reason};
+certificate_kind, iterations, solver, seconds, converged, objective, form, limit_kind, [path,
+separable]} or {refused: reason} (engine/limits/path.py: which problem, λ → 0 or own decay);
 None for a method that is not fixed-feature. Results are cached per (setting, seed, method)."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 import torch
 
 from ..regression import mse_ratio
-from . import hinge, smooth
+from . import path
 from .problem import Problem, Refusal
 from .sources import problem_of
 
@@ -49,18 +50,26 @@ def limit_of(run) -> dict | None:
     return out
 
 
-SOLVERS = {"hinge": hinge.solve, "squared": smooth.ridge, "logistic": smooth.logistic}
-
-
 def _solve(prob: Problem) -> dict:
     obj = prob.objective
-    res = SOLVERS[obj.loss](prob.train, prob.y_train, obj)
+    if obj.tie_break and obj.lam == 0.0:  # no decay and no ridge chosen: λ → 0
+        res = path.to_zero(prob, lambda r: _scores(prob, r))
+    else:
+        res = path.own(prob)
     out = {"certificate": res["certificate"], "certificate_kind": res["certificate_kind"],
            "iterations": res["iterations"], "converged": res["converged"],
-           "solver": res["detail"], "objective": obj.text(), "ridge": obj.lam,
-           "tie_break": obj.tie_break, **prob.notes}
-    if res.get("objective_value") is not None:
-        out["objective_value"] = res["objective_value"]  # P(w, c) at the solution
+           "solver": res["detail"], "objective": obj.text(), "ridge": res.get("ridge", obj.lam),
+           "tie_break": obj.tie_break, "limit_kind": res["limit_kind"], **prob.notes}
+    for key in ("objective_value", "path", "separable"):
+        if res.get(key) is not None:
+            out[key] = res[key]  # P(w, c) at the solution; the ridge path; the LP's answer
+    out.update(_scores(prob, res))
+    return out
+
+
+def _scores(prob: Problem, res: dict) -> dict:
+    """The train and test values of a solution (w, c)."""
+    out = {}
     for split, op, y in (("train", prob.train, prob.y_train), ("test", prob.test, prob.y_test)):
         pred = op.mv(res["w"])
         if res["c"] is not None:

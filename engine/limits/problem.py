@@ -36,7 +36,7 @@ class Objective:
     intercept: bool = False
     class_weights: tuple[float, float] | None = None  # (α_+, α_−) per-sample weights
     scale: float = 1.0
-    tie_break: bool = False  # lam is a tie-breaking ridge: the method itself trains without decay
+    tie_break: bool = False  # the method trains without decay: lam 0 = λ → 0, else a chosen ridge
 
     def weights(self, y: torch.Tensor) -> torch.Tensor | None:
         """Per-sample loss weights s_i (None: all 1)."""
@@ -52,8 +52,11 @@ class Objective:
                 "squared": f"{self.scale:g} · mean ‖f − y‖²"}[self.loss]
         if self.class_weights is not None:
             loss += " weighted α_v = " + ", ".join(f"{a:.3g}" for a in self.class_weights)
-        reg = f" + {self.lam:g}‖w‖²" + (" (tie-breaking ridge: the method has no decay)"
-                                         if self.tie_break else "")
+        if self.tie_break and self.lam == 0.0:
+            reg = " + λ‖w‖², λ → 0 (the method has no decay)"
+        else:
+            reg = f" + {self.lam:g}‖w‖²" + (" (a chosen ridge: the method has no decay)"
+                                             if self.tie_break else "")
         return loss + reg + (" + unregularised intercept" if self.intercept else "")
 
 

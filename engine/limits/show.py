@@ -65,6 +65,8 @@ def table(report: dict) -> str:
         lines.append(f"{head:<18}" + "".join(f"{fn(m, e):>{width}}" for m, e in methods.items()))
     ridges = sorted({ridge_text(e["limit"]) for e in methods.values()} - {""})
     lines += [f"  ({r}: the method trains without decay; docs/limits.md)" for r in ridges]
+    lines += [f"  {LABELS.get(m, m)} ridge path: {path_text(e['limit'])}"
+              for m, e in methods.items() if e["limit"].get("path")]
     for m, e in methods.items():
         if e["limit"].get("refused"):
             lines.append(f"  {LABELS.get(m, m)}: no limit: {e['limit']['refused']}")
@@ -75,10 +77,20 @@ def table(report: dict) -> str:
 
 
 def ridge_text(lim: dict) -> str:
-    """'tie-break ridge limit_ridge = 1e-04' where the limit adds that ridge, else ''."""
-    if not lim.get("tie_break") or lim.get("ridge") is None:
+    """Which problem a no-decay method's limit is: 'λ → 0: max-margin' (its kind) or 'chosen
+    ridge limit_ridge = 1e-06'; '' where the method's own decay defines it."""
+    if not lim.get("tie_break"):
         return ""
-    return f"tie-break ridge limit_ridge = {lim['ridge']:.0e}"
+    kind = lim.get("limit_kind", "")
+    if kind.startswith("λ → 0"):
+        return kind
+    return "" if lim.get("ridge") is None else f"chosen ridge limit_ridge = {lim['ridge']:.0e}"
+
+
+def path_text(lim: dict) -> str:
+    """'1e-02 80.1 · 1e-03 84.0 · …' — the test value at each λ of the ridge path."""
+    key = next((k for k, _ in METRICS if lim.get(k) is not None), "test_acc")
+    return " · ".join(f"{p['ridge']:.0e} {_cell(key, p.get(key))}" for p in lim["path"])
 
 
 def _cert(lim: dict) -> str:

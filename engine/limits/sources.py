@@ -9,7 +9,7 @@ import math
 
 import torch
 
-from ..azl.probes import fit_numbers
+from ..procedures.resnet3.probes import fit_numbers
 from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
@@ -19,10 +19,10 @@ from .problem import Objective, Problem, Refusal
 # every limit is solved on the CPU in float64 (the solvers make their own vectors there): a
 # run trained on a GPU has its features copied over (found on an H100: paper-parity's RF)
 CPU = "cpu"
-# the ridge that picks one minimiser where a method trains without decay (GFL, FCB, the theory
-# schedule): the setting limit_ridge, default the paper schedule's own λ = 1e-4. gfl-xor RF and
-# One Step move ≤ 0.3 points between 1e-4 and 1e-6; the NTK, which interpolates the sample, does
-# not (81.6 % vs 87.4 %): docs/limits.md
+# where a method trains without decay (GFL, FCB, the theory and standard schedules) its limit is
+# λ → 0 (engine/limits/path.py: max-margin where separable): limit_ridge 0, its default; a
+# positive limit_ridge solves at that ridge instead. gfl-xor's NTK: 81.6 % at 1e-4, 87.4 % (the
+# max-margin solution) at every λ ≤ 8.6e-6 (docs/limits.md)
 TIE = SPECS["limit_ridge"].default
 DIRECT_WIDTH = 6000  # explicit features up to this width; wider: the Gram or matrix-free
 # matrix-free Newton-CG takes thousands of J v / Jᵀ u products (≈ 2np multiply-adds each): above
@@ -45,7 +45,7 @@ def problem_of(run) -> Problem | Refusal | None:
 
 
 def tie_ridge(world) -> float:
-    """The world's limit_ridge setting (TIE for a config without one)."""
+    """The world's limit_ridge setting (TIE = 0, λ → 0, for a config without one)."""
     return getattr(world.cfg, "limit_ridge", TIE)
 
 

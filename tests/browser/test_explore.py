@@ -176,10 +176,10 @@ EVERY_SETTING = dict(
     structure="false", neg_ratio="0.4", noise="0.05", n="600", n_test="300", seed="3", m="12",
     schedule="theory", theory="thm26", T="6", batch="100", eta1="0.5", nu1="0.1", lam_w1="2",
     lam_a1="3", xi1="0.5", eta2="2", lam_w2="0.2", lam_a2="0.3", xi2="0.2", eta="0.01",
-    lam="0.001", xi="0.1", momentum="0.5", optimizer="sgd", optimizer_w="adam",
+    lam="0", xi="0.1", momentum="0.5", optimizer="sgd", optimizer_w="adam",
     eta_w="0.2", ema="0.9", intercept="false",
     lr_decay="cosine", balance="all", classifier="logreg", procedure="shi2022",
-    limit_ridge="0.001")
+    limit_ridge="0.001")  # read: λ = 0 in the classifier stage (theory), issue 36
 # Valid values this run does not read (the interval labeling's, other worlds'): each is refused
 # with its reason and left out of the address (issue 22: a link carries only what runs).
 UNREAD = dict(t1="1", t2="2", sigma_r="0.5", vectors="10", flip="0.1", alpha="0.3",

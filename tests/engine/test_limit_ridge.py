@@ -1,6 +1,7 @@
-"""The tie-break ridge of the converged limits is a declared setting, limit_ridge: validated with
-one line naming it and its range, read by the CLI (--set), the URL and the limit (checked against
-liblinear at a non-default value), cached per its value and shown beside the certificate."""
+"""The ridge of the converged limits is a declared setting, limit_ridge (0, its default: λ → 0;
+engine/limits/path.py): validated with one line naming it and its range, read by the CLI (--set),
+the URL and the limit (checked against liblinear at a chosen value), cached per its value and
+shown beside the certificate."""
 
 from __future__ import annotations
 
@@ -25,15 +26,15 @@ TINY = ["--preset", "gfl-xor", "--set", "n=300", "--set", "n_test=300", "--set",
 
 def test_limit_ridge_is_declared_with_a_default_and_a_range():
     spec = SPECS["limit_ridge"]
-    assert spec.default == 1e-4 and spec.allowed() == "a number in [1e-08, 0.1]"
-    with pytest.raises(ConfigError, match=r"limit_ridge=0.0 is not allowed: a number in \[1e-08"):
-        preset_config("gfl-xor").replace(limit_ridge=0.0)
+    assert spec.default == 0.0 and spec.allowed() == "a number in [0, 0.1]"
+    with pytest.raises(ConfigError, match=r"limit_ridge=-1.0 is not allowed: a number in \[0, 0"):
+        preset_config("gfl-xor").replace(limit_ridge=-1.0)
 
 
 def test_cli_refuses_a_bad_ridge_in_one_line(capsys):
     assert main(["run", *TINY, "--set", "limit_ridge=2"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "limit_ridge" in err and "[1e-08, 0.1]" in err and "\n" not in err
+    assert "limit_ridge" in err and "[0, 0.1]" in err and "\n" not in err
     # the AZL limit uses the run's own weight decay: the ridge is refused there, with the reason
     assert main(["run", "--preset", "azl-resnet", "--set", "limit_ridge=1e-6", "--quiet"]) == 2
     assert "does not read it" in capsys.readouterr().err
@@ -43,7 +44,7 @@ def test_url_round_trip_keeps_the_ridge():
     cfg, _, warn = parse_params({"scenario": "gfl_xor", "limit_ridge": "1e-06"})
     assert not warn and cfg.limit_ridge == 1e-6
     assert url_params(cfg)["limit_ridge"] == "1e-06"
-    assert "limit_ridge" not in url_params(cfg.replace(limit_ridge=1e-4))
+    assert "limit_ridge" not in url_params(cfg.replace(limit_ridge=0.0))
     _, _, warn = parse_params({"limit_ridge": "-1"})
     assert warn and "limit_ridge" in warn[0]
 
@@ -67,7 +68,7 @@ def test_cli_ridge_reaches_the_limit_and_its_cache(tmp_path, capsys):
     assert main(["run", *TINY, "--set", "limit_ridge=0.01", "--out", str(out)]) == 0
     lim = json.loads(out.read_text())["methods"]["rf"]["limit"]
     assert lim["ridge"] == 0.01 and lim["tie_break"] and "0.01‖w‖²" in lim["objective"]
-    assert "tie-break ridge limit_ridge = 1e-02" in capsys.readouterr().out
+    assert "chosen ridge limit_ridge = 1e-02" in capsys.readouterr().out
     cfg = preset_config("gfl-xor").replace(n=300, n_test=300, m=10, T=4)
     runs = {}
     for lam in (1e-2, 1e-4):  # the same run, two ridges: two cache entries, two problems
@@ -87,6 +88,8 @@ def test_compare_certificate_cell_names_the_ridge():
     lim = {"test_acc": 0.8, "certificate": 5e-5, "certificate_kind": "relative duality gap",
            "converged": True, "ridge": 1e-4, "tie_break": True}
     got = cells({"limit": lim}, "test_acc", "Test %")
-    assert got["Limit certificate"].endswith("tie-break ridge limit_ridge = 1e-04")
+    assert got["Limit certificate"].endswith("chosen ridge limit_ridge = 1e-04")
+    zero = cells({"limit": {**lim, "limit_kind": "λ → 0: max-margin"}}, "test_acc", "Test %")
+    assert zero["Limit certificate"].endswith("λ → 0: max-margin")
     own = cells({"limit": {**lim, "tie_break": False}}, "test_acc", "Test %")
     assert "ridge" not in own["Limit certificate"]

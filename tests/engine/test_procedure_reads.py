@@ -97,11 +97,17 @@ def test_a_conditional_read_changes_no_number_where_its_rule_fails(world, name):
 def test_the_limit_tie_break_ridge_is_read_where_a_limit_breaks_ties(preset):
     """GFL's and FCB's readouts train without decay: their converged limits take limit_ridge, so
     the setting is shown and accepted there (the two branches that added it and the per-run
-    reads met in a merge that refused it on gfl-xor and fcb-xor); the AZL world's limit uses its
-    own weight decay and refuses it."""
+    reads met in a merge that refused it on gfl-xor and fcb-xor); the paper schedule's own decay
+    defines its limit (refused, issue 36; its theory schedule has none and reads it); the AZL
+    world's limit uses its own weight decay and refuses it."""
     from engine.presets import preset_config
 
     cfg = preset_config(preset)
+    if preset == "paper-parity":
+        with pytest.raises(ConfigError, match="own decay λ = 0.0001"):
+            refuse_unread(cfg, ["limit_ridge"])
+        assert not sidebar_shows("limit_ridge", cfg)
+        cfg = cfg.replace(schedule="theory")
     refuse_unread(cfg, ["limit_ridge"])
     assert sidebar_shows("limit_ridge", cfg)
     with pytest.raises(ConfigError, match="does not read it"):

@@ -115,3 +115,15 @@ def test_the_guide_lists_every_key_of_the_player() -> None:
     for key in keys:
         assert KEY_WORDS.get(key, key) in rows, f"the Guide does not list the key {key!r}"
     assert "Tab" in section and "focus ring" in section
+
+
+def test_guide_defines_the_converged_limit_terms():
+    """Explore and Compare draw converged limits: the Guide defines the limit, its certificate,
+    the ridge path and 'Network − best limit' (issue 36)."""
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("pages/guide.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = " ".join(m.value for m in at.markdown)
+    for term in ("**converged limit**", "**certificate**", "**ridge path**",
+                 "**Network − best limit**", "max-margin", "λ → 0"):
+        assert term in text, term

@@ -18,6 +18,6 @@ def test_the_ridge_control_shows_and_sets_the_setting():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     box = at.number_input(key="w_limit_ridge")
-    assert box.value == 1e-6 and box.proto.format == "%.1e" and box.proto.min == 1e-8
+    assert box.value == 1e-6 and box.proto.format == "%.1e" and box.proto.min == 0.0
     box.set_value(1e-3).run()
     assert not at.exception and at.session_state["app"].cfg.limit_ridge == 1e-3

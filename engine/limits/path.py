@@ -1,0 +1,137 @@
+"""Which problem a limit solves, and the ridge path beside it.
+
+A readout trained with its own decay (the paper schedule's λ, AZL's weight decay) has that
+decay as its problem. One trained without decay (GFL, FCB, the theory and standard schedules)
+converges to the λ → 0 end of the regularised path: for the hinge (and, in direction, the
+logistic loss) the max-margin solution where the features separate the sample, else the
+smallest λ of the path; for the squared loss the minimum-norm least-squares fit. Its path
+(λ = 1e-2, 1e-4, 1e-6, 1e-8, the test value at each) is kept in the report and drawn on
+the pages."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import torch
+from scipy.optimize import linprog
+
+from . import hinge, smooth, svm
+from .ops import DT, Dense
+from .problem import TOL, Problem
+
+PATH = (1e-2, 1e-4, 1e-6, 1e-8)  # each a full solve: four points keep the path in budget
+HARD = (1e-9, 1e-10, 1e-11, 1e-12)  # below the path, tried only when an LP says "separable"
+LP_CELLS = 2e7  # the separability LP is built on at most n·p explicit cells
+
+
+def solve_at(prob: Problem, lam: float) -> dict:
+    """The readout at ridge lam by the well-kept solver where it fits, certified."""
+    obj = replace(prob.objective, lam=lam)
+    if obj.loss == "hinge":
+        res = None
+        if svm.fits(prob.train, obj):
+            res = _certified(prob, obj, svm.libsvm(prob.train, prob.y_train, obj))
+        if res is None or not res["converged"]:  # beyond libsvm, or not certified by it
+            own = _certified(prob, obj, hinge.solve(prob.train, prob.y_train, obj))
+            own["detail"] += (" (no intercept: libsvm's mirrored form is slower)"
+                              if not obj.intercept else " (libsvm's answer: gap "
+                              f"{res['certificate']:.0e})" if res else " (Gram > 1 GiB)")
+            res = own if res is None or own["certificate"] < res["certificate"] else res
+        return res
+    return (smooth.ridge if obj.loss == "squared" else smooth.logistic)(
+        prob.train, prob.y_train, obj)
+
+
+def _certified(prob: Problem, obj, res: dict) -> dict:
+    """res with the margin-built certificate of its (w, c) (engine/limits/svm.certificate)."""
+    value, cert = svm.certificate(prob.train, prob.y_train, obj, res["w"], res["c"])
+    # the Newton's own gap uses another dual-feasible α (off the smoothed hinge): also a valid
+    # bound on the same P(w, c), so the tighter of the two is kept
+    cert = min(cert, res.get("certificate", float("inf")))
+    return {**res, "certificate": cert, "converged": cert <= TOL, "objective_value": value,
+            "certificate_kind": "relative duality gap (α from the margins)"}
+
+
+def own(prob: Problem) -> dict:
+    """The method's own decay (or the ridge the user chose): one solve."""
+    res = solve_at(prob, prob.objective.lam)
+    res["limit_kind"] = "chosen ridge" if prob.objective.tie_break else "own decay"
+    return res
+
+
+def to_zero(prob: Problem, score) -> dict:
+    """The λ → 0 limit with its path; score(res) → {test_…, train_…} of a solution."""
+    loss = prob.objective.loss
+    if loss == "squared":
+        path = [_point(lam, solve_at(prob, lam), score) for lam in PATH]
+        res = _least_squares(prob)
+        return {**res, "path": path, "limit_kind": "λ → 0: minimum-norm least squares"}
+    margin, path, separable = _hinge_path(prob, score)
+    if loss == "logistic":
+        path = [_point(lam, solve_at(prob, lam), score) for lam in PATH]
+    if separable:
+        return {**margin, "path": path, "separable": True, "limit_kind":
+                "λ → 0: max-margin" + (" (the logistic path's direction)" if loss == "logistic"
+                                        else "")}
+    end = margin if loss == "hinge" else solve_at(prob, PATH[-1])
+    return {**end, "path": path, "separable": separable, "ridge": PATH[-1],
+            "limit_kind": "λ → 0: end of the ridge path (the sample is not separable)"
+            if separable is False else "λ → 0: end of the ridge path"}
+
+
+def _point(lam: float, res: dict, score) -> dict:
+    return {"ridge": lam, **score(res), "certificate": res["certificate"],
+            "converged": res["converged"]}
+
+
+def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
+    """Hinge solutions down the path until every margin is ≥ 1: that solution is the max-margin
+    one and stays the optimum for every smaller λ (it is feasible and of least norm)."""
+    path, res = [], None
+    for lam in PATH:
+        res = {**solve_at(prob, lam), "ridge": lam}
+        path.append(_point(lam, res, score))
+        if svm.zero_loss(prob.train, prob.y_train, res["w"], res["c"]):
+            path += [{**path[-1], "ridge": small, "same_as": lam}
+                     for small in PATH[len(path):]]
+            return res, path, True
+    separable = separable_lp(prob)
+    if separable:
+        for lam in HARD:
+            res = {**solve_at(prob, lam), "ridge": lam}
+            if svm.zero_loss(prob.train, prob.y_train, res["w"], res["c"]):
+                return res, path, True
+    return res, path, separable
+
+
+def separable_lp(prob: Problem) -> bool | None:
+    """Whether some (w, c) has y_i(⟨w, x_i⟩ + c) ≥ 1 for every training row (an LP, HiGHS);
+    None where the explicit features are too large to build it."""
+    op = prob.train
+    if not isinstance(op, Dense) or op.n * op.p > LP_CELLS:
+        return None
+    y = prob.y_train.to(DT).numpy()
+    a = op.x.numpy() * y[:, None]
+    if prob.objective.intercept:
+        a = np.hstack([a, y[:, None]])
+    got = linprog(np.zeros(a.shape[1]), A_ub=-a, b_ub=-np.ones(len(y)),
+                  bounds=(None, None), method="highs")
+    return {0: True, 2: False}.get(got.status)
+
+
+def _least_squares(prob: Problem) -> dict:
+    """The minimum-norm least-squares fit (λ → 0 of ridge), by an SVD-based solve."""
+    op, y, obj = prob.train, prob.y_train.to(DT), prob.objective
+    if not isinstance(op, Dense):
+        return {**solve_at(prob, PATH[-1]), "ridge": PATH[-1]}
+    x = op.x - op.x.mean(0) if obj.intercept else op.x
+    target = y - y.mean(0) if obj.intercept else y
+    w = torch.linalg.lstsq(x, target.reshape(len(y), -1), driver="gelsd").solution
+    w = w.reshape((x.shape[1],) + tuple(y.shape[1:]))
+    grad = x.T @ (x @ w - target)
+    cert = float(grad.norm() / (x.T @ target).norm().clamp_min(1e-300))
+    c = (y - op.mv(w)).mean(0) if obj.intercept else None
+    return {"w": w, "c": c, "certificate": cert, "certificate_kind": "relative gradient norm",
+            "iterations": 1, "converged": cert <= TOL, "ridge": 0.0,
+            "detail": "minimum-norm least squares (LAPACK gelsd)"}
