@@ -9,10 +9,10 @@ import math
 
 import torch
 
-from ..procedures.resnet3.probes import fit_numbers
 from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
+from ..procedures.resnet3.probes import fit_numbers
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Tangent, kernel_embedding
 from .problem import Objective, Problem, Refusal
 
