@@ -43,20 +43,26 @@ def hub_enabled() -> bool:
     return bool(os.environ.get("FEX_RAY_ADDRESS", "").strip()) or workers_setting() > 0
 
 
+def env_mb(name: str, default: float) -> float:
+    """A server setting in MB from the environment (default when unset); one-line ConfigError
+    for anything but a positive finite number."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise ConfigError(name, raw, "a positive number of MB (server setting)")
+    return value
+
+
 class Budget:
     """FEX_HUB_MEMORY_MB and what counts against it."""
 
     def cap(self) -> float:
-        raw = os.environ.get(LIMIT, "").strip()
-        if not raw:
-            return DEFAULT_MB
-        try:
-            value = float(raw)
-        except ValueError:
-            value = float("nan")
-        if not 0 < value < float("inf"):
-            raise ConfigError(LIMIT, raw, "a positive number of MB (server setting)")
-        return value
+        return env_mb(LIMIT, DEFAULT_MB)
 
     @staticmethod
     def executor() -> str:

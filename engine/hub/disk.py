@@ -21,6 +21,7 @@ import zlib
 from pathlib import Path
 
 from ..config import Config, ConfigError
+from .budget import env_mb
 
 LIMIT = "FEX_FRAME_CACHE_MB"
 DEFAULT_MB = 2048.0  # compose's tmpfs is RAM: a cap, not the disk, bounds the cache
@@ -53,16 +54,7 @@ def prepare(raw: str, name: str) -> Path:
 
 def cap_mb() -> float:
     """FEX_FRAME_CACHE_MB: the most the cache folder may hold; one-line ConfigError if bad."""
-    raw = os.environ.get(LIMIT, "").strip()
-    if not raw:
-        return DEFAULT_MB
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise ConfigError(LIMIT, raw, "a positive number of MB (server setting)")
-    return value
+    return env_mb(LIMIT, DEFAULT_MB)
 
 
 def inflated_cap(cfg: Config) -> int:
