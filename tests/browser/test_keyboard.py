@@ -55,6 +55,11 @@ def test_a_lecture_with_the_keyboard_only(page: Page, wait_for_app, tmp_path) ->
     seen: list[dict] = []
     page.goto("reproduce")
     wait_for_app(page, timeout_ms=180_000)
+    # the page-wide style (ui/a11y.py, focus ring included) is drawn with the page's first
+    # elements: Tab only once it is there (on a loaded machine the first Tab came before it)
+    page.wait_for_selector(".st-key-fe_a11y", state="attached", timeout=60_000)
+    page.wait_for_function("() => [...document.querySelectorAll('style')].some("
+                           "s => s.textContent.includes(':focus-visible'))", timeout=60_000)
     tab_to(page, "button", r"Open in Explore", seen)
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r"preset="), timeout=120_000)
@@ -76,7 +81,7 @@ def test_a_lecture_with_the_keyboard_only(page: Page, wait_for_app, tmp_path) ->
 
     # the downloads come when the run idles (ui/player_view.IDLE_S after its last frame)
     page.get_by_role("button", name=re.compile("Offline player")).wait_for(timeout=120_000)
-    tab_to(page, "button", r"Offline player \(HTML\)", seen, limit=80)
+    tab_to(page, "button", r"Offline player \(HTML\)", seen, limit=250)
     with page.expect_download(timeout=120_000) as info:
         page.keyboard.press("Enter")
     download = info.value
