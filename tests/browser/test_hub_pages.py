@@ -46,23 +46,39 @@ def open_pages(context, urls: list[str]) -> list[Page]:
     return pages
 
 
-def test_six_pages_on_one_link_are_one_computation(context, app_server, server_log):
-    T = SETTING["T"]
-    t0 = time.monotonic()
+def server_cpu_s(server_pid: int) -> float:
+    """CPU seconds (user + system) the server and its workers have used: the kernel's own
+    counters in /proc, so the browser's work on the same cores does not count."""
+    total = 0
+    for pid in (server_pid, *workers(server_pid)):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def test_six_pages_on_one_link_are_one_computation(context, app_server, server_log,
+                                                   _app_server_handle):
+    T, pid = SETTING["T"], _app_server_handle.process.pid
+    t0, c0 = time.monotonic(), server_cpu_s(pid)
     (alone,) = open_pages(context, [link(app_server, 8101)])
     at_step(alone, T)
-    one = time.monotonic() - t0
+    one, one_cpu = time.monotonic() - t0, server_cpu_s(pid) - c0
     alone.close()
     before = metric(app_server, "fex_steps_computed_total")
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), server_cpu_s(pid)
     pages = open_pages(context, [link(app_server, 8102)] * 6)
     for page in pages:
         at_step(page, T)
-    six = time.monotonic() - t0
+    six, six_cpu = time.monotonic() - t0, server_cpu_s(pid) - c0
     steps = metric(app_server, "fex_steps_computed_total") - before
-    print(f"\none page alone {one:.1f} s, six pages on one link {six:.1f} s; "
-          f"{steps:.0f} steps computed for the six")
-    assert six <= 2 * one, (one, six)
+    print(f"\none page alone {one:.1f} s ({one_cpu:.1f} server CPU s), six pages on one link "
+          f"{six:.1f} s ({six_cpu:.1f} CPU s); {steps:.0f} steps computed for the six")
+    # the server's cost (web process + workers), not the wall clock the six browser pages
+    # share with it on two cores (issue 37: "server CPU <= 2x one page's")
+    assert six_cpu <= 2 * one_cpu, (one_cpu, six_cpu, one, six)
     assert T <= steps <= 1.1 * (T + 1), steps  # one run, not six
     for page in pages:
         assert page.locator(EXCEPTION).count() == 0
