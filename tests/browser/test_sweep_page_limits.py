@@ -26,7 +26,7 @@ def test_sweep_page_shows_the_converged_limit(page: Page, tmp_path, server_log, 
     expect(main.get_by_text("Network: test accuracy · at T (no limit: not fixed-feature)")
            ).to_be_visible(timeout=60_000)
     main.get_by_role("combobox", name="method", exact=True).click()  # RF: its limit
-    page.get_by_role("option", name="RF").click()
+    page.get_by_role("option", name="RF", exact=True).click()  # beside "Network − RF"
     expect(main.get_by_text("RF: test accuracy · converged limit")).to_be_visible(timeout=60_000)
     page.screenshot(path=str(tmp_path / f"sweep-limits-{theme}.png"), full_page=True)
     print("screenshot:", tmp_path / f"sweep-limits-{theme}.png")
