@@ -29,3 +29,4 @@ def tiny_world(tiny_cfg):
 def tiny_world_input(tiny_cfg):
     """The same world in input space (x in R^d); same M, A, data and initial network."""
     return build_world(tiny_cfg, device="cpu", space="input")
+

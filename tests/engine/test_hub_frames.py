@@ -20,6 +20,7 @@ from engine.config import Config
 from engine.frames import FrameStream
 from engine.hub import make_hub, prometheus, run_key
 from engine.hub.warm import warm
+from tests.engine.own_process import ray_inner_only, run_in_own_process
 from tests.engine.test_hub import wait_for
 
 TINY = Config(n=1000, n_test=500, T=8, m=20, batch=100)
@@ -122,6 +123,7 @@ def _stop_group(head: subprocess.Popen) -> None:
         os.killpg(head.pid, signal.SIGKILL)
 
 
+@ray_inner_only
 def test_two_seeds_on_ray_give_the_local_frames(ray_head, monkeypatch):
     import ray
 
@@ -138,6 +140,11 @@ def test_two_seeds_on_ray_give_the_local_frames(ray_head, monkeypatch):
     for seed in (0, 1):
         assert got[seed] == local_frames(TINY.replace(seed=seed))
     assert got[0] != got[1]
+
+
+def test_two_seeds_on_ray_in_its_own_process():
+    """The Ray test above, in a pytest of its own (tests/engine/conftest.py says why)."""
+    run_in_own_process(f"{__file__}::test_two_seeds_on_ray_give_the_local_frames")
 
 
 def test_hub_sends_the_azl_limits_after_done(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ import tempfile
 import pytest
 
 from engine.hub import make_hub
+from tests.engine.own_process import ray_inner_only, run_in_own_process
 from tests.engine.test_hub import wait_for
 from tests.engine.test_hub_frames import TINY, local_frames, numbers
 
@@ -34,6 +35,7 @@ def cluster(monkeypatch):
     c.shutdown()
 
 
+@ray_inner_only
 def test_runs_spread_over_three_nodes_and_a_lost_node_fails_only_its_run(cluster):
     c, nodes = cluster
     hub = make_hub()
@@ -59,3 +61,9 @@ def test_runs_spread_over_three_nodes_and_a_lost_node_fails_only_its_run(cluster
                 LONG.replace(seed=s)), s
     finally:
         hub.close()
+
+
+def test_the_hall_in_its_own_process():
+    """The three-node test above, in a pytest of its own (tests/engine/conftest.py says why)."""
+    run_in_own_process(f"{__file__}::test_runs_spread_over_three_nodes_and_a_lost_node_fails_"
+                       "only_its_run", timeout_s=290)
