@@ -14,7 +14,6 @@ from dataclasses import replace
 
 import numpy as np
 import torch
-from scipy.optimize import linprog
 
 from . import hinge, smooth, svm
 from .ops import DT, Dense
@@ -115,6 +114,8 @@ def separable_lp(prob: Problem) -> bool | None:
     a = op.x.numpy() * y[:, None]
     if prob.objective.intercept:
         a = np.hstack([a, y[:, None]])
+    from scipy.optimize import linprog  # here: `import engine.cli` stays free of scipy
+
     got = linprog(np.zeros(a.shape[1]), A_ub=-a, b_ub=-np.ones(len(y)),
                   bounds=(None, None), method="highs")
     return {0: True, 2: False}.get(got.status)

@@ -13,8 +13,6 @@ import warnings
 
 import numpy as np
 import torch
-from scipy.optimize import lsq_linear
-from sklearn.svm import SVC
 
 from .ops import DT, Dense
 from .problem import TOL, Objective
@@ -49,6 +47,8 @@ def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
     weights = None
     if obj.class_weights is not None:
         weights = {1.0: obj.class_weights[0], -1.0: obj.class_weights[1]}
+    from sklearn.svm import SVC  # here: `import engine.cli` stays free of scikit-learn
+
     clf = SVC(kernel="precomputed", C=c_svm, tol=SVM_TOL, class_weight=weights,
               cache_size=2000, max_iter=-1)
     with warnings.catch_warnings():
@@ -104,6 +104,8 @@ def _support_dual(op, y, alpha, on, upper, target, intercept) -> torch.Tensor:
     nudge = 1e-4 * float(np.linalg.norm(cols)) / max(len(on), 1) ** 0.5
     cols = np.vstack([cols, nudge * np.eye(len(on))])
     rhs = np.concatenate([rhs, nudge * upper.numpy()])
+    from scipy.optimize import lsq_linear  # here: `import engine.cli` stays free of scipy
+
     got = lsq_linear(cols, rhs, bounds=(np.zeros(len(on)), upper.numpy()), method="bvls"
                      if len(on) <= 400 else "trf", tol=1e-12, max_iter=5000)
     return torch.from_numpy(np.clip(got.x, 0.0, upper.numpy()))
