@@ -102,12 +102,12 @@ def test_report_download_matches_the_table(finished: AppTest) -> None:
     assert keys == ["Curves (CSV)", "Report (JSON)"]
 
 
-@pytest.mark.xfail(strict=False, reason="session 13 merge: failed in the last CI; see the note")
 def test_url_methods_and_bad_values_are_reported() -> None:
     at = open_compare({**TINY, "methods": "network,rf", "k": "999"})
     assert at.multiselect(key="compare_methods").value == ["network", "rf"]
     warnings = " ".join(w.value for w in at.warning)
-    assert "k\\=999" in warnings  # Markdown source: the link's text is escaped (issue 13)
+    # Markdown source: the link's text is escaped (issue 13) and the value quoted (issue 38)
+    assert "k\\=\\'999\\' is not allowed" in warnings and "[1, 500\\]" in warnings
     bad = open_compare({"methods": "network,magic"})
     assert bad.multiselect(key="compare_methods").value == list(DEFAULT_METHODS)
     assert "magic" in " ".join(w.value for w in bad.warning)
