@@ -5,8 +5,7 @@ module name below stays importable as an alias of the module that replaced it.""
 
 from __future__ import annotations
 
-import sys
-from importlib import import_module
+from ..moved import alias_modules
 
 MOVED = {
     "config": "engine.scenarios.azl.config",
@@ -19,5 +18,4 @@ MOVED = {
     "narrate": "engine.procedures.resnet3.narrate",
     "explore": "engine.procedures.resnet3.explore",
 }
-for _old, _new in MOVED.items():
-    sys.modules[f"{__name__}.{_old}"] = import_module(_new)
+alias_modules(__name__, MOVED)

@@ -6,8 +6,7 @@ the module that replaced it."""
 
 from __future__ import annotations
 
-import sys
-from importlib import import_module
+from ..moved import alias_modules
 
 MOVED = {
     "datasets": "engine.scenarios.gfl.datasets",
@@ -19,5 +18,4 @@ MOVED = {
     "probes": "engine.procedures.gfl.probes",
     "prepare": "engine.procedures.gfl.prepare",
 }
-for _old, _new in MOVED.items():
-    sys.modules[f"{__name__}.{_old}"] = import_module(_new)
+alias_modules(__name__, MOVED)
