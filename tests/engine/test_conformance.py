@@ -204,6 +204,27 @@ def test_the_players_charts_are_the_records(case):
     assert names == [n for n in declared if n in names], (case, names, declared)
     if stream.world.ds.has_truth or record.frame != "engine":
         assert names == declared, (case, names, declared)
+    own = [n for n in declared if n not in MAKERS[record.frame].DRAWS]
+    assert set(own) <= set(names), (case, own, names)  # drawn from its curves, on any world
+    if own:  # the frames carry its curves' values for the player
+        cols = stream.frames(0, len(stream))["own"]
+        assert any(v is not None for col in cols for v in col), case
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_explore_maps_a_run_whose_snapshots_carry_no_map(case):
+    """A procedure need not know MDS: its frame maker maps snapshots without an embedding."""
+    stream = played(case)
+    maker = MAKERS[RECORDS[case[0]].frame](stream.run, stream.world)
+    kept = [s.embedding for s in stream.run.history]
+    try:
+        for snap in stream.run.history:
+            snap.embedding = None
+        frame = maker.frame(len(stream.run.history) - 1)
+    finally:
+        for snap, emb in zip(stream.run.history, kept, strict=True):
+            snap.embedding = emb
+    assert len(frame.points) == len(frame.cos), case
 
 
 def test_a_record_declaring_only_accuracy_gets_only_that_chart(monkeypatch):
