@@ -145,7 +145,7 @@ class Maker:
         are None here, and engine.frames.report fills them from the frames."""
         # the run's world (its schedule) without its history: meta() is asked on every page
         # run, and cleaning 600 steps' scalars there took ~50 ms
-        fixed = SimpleNamespace(history=[], world=getattr(self.run, "world", None))
+        fixed = SimpleNamespace(history=[], world=getattr(self.run, "world", self.world))
         head = build_report(self.world.cfg, {"network": fixed}, str(self.world.device), {},
                             per_seed=[{"network": {}}])
         return {**head, "preset": None, "methods": None, "history": None, "timing": None}
@@ -154,10 +154,16 @@ class Maker:
         """What is measured every step, and on which samples (the loss the record declares)."""
         cfg = self.world.cfg
         n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
+        # a run that scores every step on the whole sets says so (its `whole_sets`); the
+        # engine's Run scores on fixed samples between steps 0, 1, 2 and T
+        whole = getattr(self.run, "whole_sets", False) or (n_tr, n_te) == (cfg.n, cfg.n_test)
+        on = (f"on the whole sets of {cfg.n:,} training and {cfg.n_test:,} test points"
+              if whole else
+              f"on fixed samples of {n_tr:,} training and {n_te:,} test points (drawn once "
+              f"from the seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, "
+              "2 and T)")
         return (f"Measured after every step: train and test accuracy and the "
-                f"{record(cfg).loss} on fixed samples of {n_tr:,} training and {n_te:,} test "
-                f"points (drawn once from the seed; the whole sets of {cfg.n:,} and "
-                f"{cfg.n_test:,} at steps 0, 1, 2 and T); {self.cosine_words()}, and the MDS map "
+                f"{record(cfg).loss} {on}; {self.cosine_words()}, and the MDS map "
                 "(classical MDS on cosine distance, rotated onto the previous frame so points "
                 "do not jump).")
 

@@ -14,7 +14,9 @@ from engine.frames import MAKERS, FrameStream
 from engine.frames.compare import CompareStream
 from engine.methods import make_run
 from engine.procedures import RECORDS, checked, glossary, procedure_of, shown_terms, source_of
-from engine.report import clean
+from engine.procedures.told import NO_TRUTH
+from engine.report import clean, summary_table
+from engine.run import Run
 from engine.worlds import build_world
 from tests.engine.conformance import (
     STEPS,
@@ -124,6 +126,12 @@ def test_compare_trains_the_defaults_and_the_summary_has_the_tables_rows(case):
         for method, entry in entries.items():
             assert key in entry, (case, method, key)
     assert (report["schedule"] is not None) == record.schedule, case
+    # no cosine with a placeholder: where the world plants no Σ_A M the engine's runs report
+    # none, and the CLI's table says why instead of a Cos row
+    if report["truth"] is False and isinstance(stream._series.first.runs[record.lead], Run):
+        assert all(e["cos"] is None for e in entries.values()), case
+        table = summary_table(report)
+        assert NO_TRUTH in table and "\nCos " not in table, (case, table)
     meta = stream.meta()
     assert meta["source"]["citation"] == source_of(cfg).citation
 
@@ -145,6 +153,9 @@ def test_explore_names_only_the_records_loss_stages_and_neurons(case):
         assert "classifier stage" not in text.lower(), case
     if record.step_table is None:
         assert stream.meta()["step_sizes"] is None
+    if getattr(stream.run, "whole_sets", False):  # scored on the whole sets, and told so
+        assert all(s.full_eval for s in stream.run.history), case
+        assert "fixed samples" not in stream.meta()["probes"], case
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

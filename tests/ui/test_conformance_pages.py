@@ -48,12 +48,16 @@ def test_compare_runs_to_the_end_in_the_runs_own_words(case):
     assert set(cs.summary["methods"]) == set(offered(cfg).defaults)
     captions = " ".join(c.value for c in at.caption)
     assert source_of(cfg).citation in captions, case
+    if not reads_common(WORLDS[case[1]], "structure"):  # no run without it to speak of
+        assert "A1′" not in captions and "without it" not in captions, (case, captions)
     labels = set(record.labels().values())
     for chart in at.get("plotly_chart"):  # every curve is named by the record's labels
         fig = plotly.io.from_json(chart.proto.spec)
         names = {t.name.split(" · ")[-1] for t in fig.data
                  if t.name and t.showlegend is not False and "limit" not in t.name}
         assert names <= labels, (case, names - labels)
+        groups = {t.legendgrouptitle.text for t in fig.data if t.legendgrouptitle.text}
+        assert len(groups) != 1, (case, groups)  # one group's title is a claim about nothing
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

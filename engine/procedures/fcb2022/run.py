@@ -126,6 +126,8 @@ class FCBRun:
         self.history.append(snap)
         return snap
 
+    whole_sets = True  # every step is scored on the whole training and test sets
+
     def summary(self) -> dict:
         """Final accuracies and the mean own-mean correlation (the 'cos' column)."""
         last = self.history[-1]
