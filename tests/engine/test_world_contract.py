@@ -9,7 +9,6 @@ import ast
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import types
@@ -21,6 +20,7 @@ from engine import guard, scenarios
 from engine.config import SPECS, Config, ConfigError, from_dict
 from engine.preset import Preset
 from engine.spec import Spec, WorldRecord
+from tests.engine.recipe_copy import add_to_registry, copy_app
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py")  # what the app and the CLI run
@@ -143,20 +143,10 @@ def readme_recipe() -> tuple[str, str, str]:
 
 def follow_recipe(dest: Path) -> str:
     """Copy the app and the engine to dest, then do what docs/extending.md says; the name."""
-    for part in (*PRODUCT, ".streamlit", "tests", "pyproject.toml"):  # tests: the conformance
-        src = ROOT / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(src, dest / part)
+    copy_app(dest)
     name, module, line = readme_recipe()
     (dest / "engine" / "scenarios" / f"{name}.py").write_text(module, encoding="utf-8")
-    registry = dest / "engine" / "scenarios" / "__init__.py"
-    text = registry.read_text(encoding="utf-8")
-    head, sep, tail = text.partition("REGISTRY = (\n")
-    body, close, rest = tail.partition("\n)\n")
-    registry.write_text(head + sep + body + "\n" + line.strip("`") + close + rest,
-                        encoding="utf-8")
+    add_to_registry(dest / "engine" / "scenarios" / "__init__.py", line.strip("`"))
     return name
 
 
