@@ -15,7 +15,7 @@ import numpy as np
 
 from .config import ConfigError
 from .out_path import refuse_special
-from .procedures import RECORDS, procedure_of
+from .procedures import RECORDS, procedure_of, source_of
 from .procedures.rows import ERROR, MSE
 from .procedures.told import report_truth, shown_rows, why_not
 
@@ -112,6 +112,7 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "schema": SCHEMA_VERSION,
         "preset": preset.name if preset else None,
         "procedure": procedure_of(cfg).name,
+        **own_words(cfg),
         "config": cfg.to_dict(),
         "schedule": _schedule(runs) if procedure_of(cfg).schedule else None,
         "truth": report_truth(runs),  # whether the world plants Σ_A M (the Cos row's target)
@@ -122,6 +123,14 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "device": device,
         **extra,
     })
+
+
+def own_words(cfg) -> dict:
+    """Whose run it is and how it trains, in its procedure's words (its record's credit, loss
+    and step rule): a report read alone says what it is a report of."""
+    proc, credit = procedure_of(cfg), source_of(cfg)
+    return {"source": {"citation": credit.citation, "claim": credit.claim},
+            "loss": proc.loss, "step_rule": proc.step_rule(cfg)}
 
 
 def _schedule(runs: dict) -> dict | None:

@@ -134,6 +134,9 @@ def test_compare_trains_the_defaults_and_the_summary_has_the_tables_rows(case):
         assert NO_TRUTH in table and "\nCos " not in table, (case, table)
     meta = stream.meta()
     assert meta["source"]["citation"] == source_of(cfg).citation
+    # the report read alone says whose run it is and how it trains, in the record's words
+    assert report["source"]["citation"] == source_of(cfg).citation, case
+    assert report["loss"] == record.loss and report["step_rule"] == record.step_rule(cfg)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
