@@ -156,7 +156,8 @@ class Maker:
         n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
         # a run that scores every step on the whole sets says so (its `whole_sets`); the
         # engine's Run scores on fixed samples between steps 0, 1, 2 and T
-        whole = getattr(self.run, "whole_sets", False) or (n_tr, n_te) == (cfg.n, cfg.n_test)
+        run = getattr(self, "run", None)  # None: a maker asked for its words alone
+        whole = getattr(run, "whole_sets", False) or (n_tr, n_te) == (cfg.n, cfg.n_test)
         on = (f"on the whole sets of {cfg.n:,} training and {cfg.n_test:,} test points"
               if whole else
               f"on fixed samples of {n_tr:,} training and {n_te:,} test points (drawn once "

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import ConfigError, from_dict
-from tests.engine.recipe_copy import add_to_registry, copy_app
+from tests.engine.recipe_copy import add_to_registry, copy_app, registry_tests
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("ui", "pages", "streamlit")  # what a procedure's package may not import
@@ -145,6 +145,8 @@ def test_the_recipe_gives_a_procedure_the_cli_trains_and_the_pages_show(tmp_path
                          text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-3000:]
     assert re.search(r"(\d+) passed", res.stdout) and " failed" not in res.stdout
+    res = registry_tests(tmp_path, env)  # and every other test that reads the registries
+    assert res.returncode == 0, res.stdout[-3000:]
     # the check that keeps the pages off a procedure's internals finds a ui/ import in it
     assert ui_imports(tmp_path) == []
     package = tmp_path / "engine" / "procedures" / name / "__init__.py"
