@@ -79,6 +79,19 @@ def test_compare_offers_no_structure_methods_only_where_the_world_reads_structur
     assert shown, case
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if not RECORDS[c[0]].schedule],
+                         ids=[case_id(c) for c in CASES if not RECORDS[c[0]].schedule])
+def test_the_sidebar_speaks_of_no_schedule_where_the_procedure_has_none(case):
+    """Explore's sidebar: no "schedule" in a group's title where the run trains by none."""
+    cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(url_params(cfg, record.defaults))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    titles = [e.label for e in at.sidebar.expander] + [h.value for h in at.sidebar.subheader]
+    assert titles and not [t for t in titles if "schedule" in t.lower()], (case, titles)
+
+
 @pytest.fixture(scope="module")
 def explored() -> dict:
     """Per case, an AppState with its Explore stream played to the end (no page: the exports
