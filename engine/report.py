@@ -15,8 +15,9 @@ import numpy as np
 
 from .config import ConfigError
 from .out_path import refuse_special
-from .procedures import RECORDS, procedure_of
+from .procedures import RECORDS, procedure_of, source_of
 from .procedures.rows import ERROR, MSE
+from .procedures.told import report_truth, shown_rows, why_not
 
 SCHEMA_VERSION = 1
 ROWS = (("train_acc", "Train %"), ("test_acc", "Test %"), ("cos", "Cos"))
@@ -111,8 +112,10 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "schema": SCHEMA_VERSION,
         "preset": preset.name if preset else None,
         "procedure": procedure_of(cfg).name,
+        **own_words(cfg),
         "config": cfg.to_dict(),
         "schedule": _schedule(runs) if procedure_of(cfg).schedule else None,
+        "truth": report_truth(runs),  # whether the world plants Σ_A M (the Cos row's target)
         "seeds": len(per_seed),
         "methods": methods,
         "history": {m: history_rows(r) for m, r in runs.items()},
@@ -120,6 +123,14 @@ def build_report(cfg, runs: dict, device: str, timing: dict, per_seed: list[dict
         "device": device,
         **extra,
     })
+
+
+def own_words(cfg) -> dict:
+    """Whose run it is and how it trains, in its procedure's words (its record's credit, loss
+    and step rule): a report read alone says what it is a report of."""
+    proc, credit = procedure_of(cfg), source_of(cfg)
+    return {"source": {"citation": credit.citation, "claim": credit.claim},
+            "loss": proc.loss, "step_rule": proc.step_rule(cfg)}
 
 
 def _schedule(runs: dict) -> dict | None:
@@ -226,7 +237,8 @@ def summary_table(report: dict) -> str:
     methods, labels = report["methods"], proc.labels()
     names = list(methods)
     width = max(10, *(len(labels.get(m, m)) + 2 for m in names))
-    row_titles = proc.table.rows([methods[m] for m in names])
+    every = proc.table.rows([methods[m] for m in names])
+    row_titles = shown_rows(every, [methods[m] for m in names])
     title_w = max(9, *(len(title) + 1 for _, title in row_titles))  # "Train MSE/Var" is 13
     lines = [" " * (title_w + 7) + "".join(f"{labels.get(m, m):>{width}}" for m in names)]
     has_paper = any("paper" in methods[m] for m in names)
@@ -242,7 +254,9 @@ def summary_table(report: dict) -> str:
             head = f"{title if i == 0 else '':<{title_w}}{label:<7}"
             lines.append(head + "".join(f"{fn(m):>{width}}" for m in names))
     footer = proc.table.footer
-    return "\n".join(lines + ([footer(report["config"])] if footer else []))
+    note = why_not(every, row_titles, report.get("truth"))
+    why = [f"  ({note})"] if note else []
+    return "\n".join(lines + why + ([footer(report["config"])] if footer else []))
 
 
 def _std_cell(key: str, entry: dict) -> str:

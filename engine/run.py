@@ -135,9 +135,11 @@ class Run:
         return snap
 
     def summary(self) -> dict:
-        """Final train/test accuracy and max cosine (Table 1's columns)."""
+        """Final train/test accuracy and max cosine with Σ_A M (Table 1's columns; None where
+        the world plants none: a cosine with a placeholder would be a number about nothing)."""
         last = self.history[-1]
-        return {"train_acc": last.train_acc, "test_acc": last.test_acc, "cos": last.cos_max,
+        cos = last.cos_max if self.world.ds.has_truth else None
+        return {"train_acc": last.train_acc, "test_acc": last.test_acc, "cos": cos,
                 "steps": last.step}
 
     def history_bytes(self) -> int:

@@ -14,6 +14,7 @@ from engine.limits import show as limit_show
 from engine.methods import LABELS
 from engine.presets import PRESETS
 from engine.procedures import source_of
+from engine.procedures.told import said
 from engine.report import cell, credited
 from ui import compare_view as cv
 from ui import controls, limits_view
@@ -41,7 +42,7 @@ controls.sidebar(state)
 
 st.title("Compare: learned features vs fixed features")
 PROC = cv.procedure(state)  # its methods, labels, table and words (engine/procedures)
-st.caption(f"{PROC.table.intro} Source: {source_of(state.cfg).citation}.")
+st.caption(f"{said(PROC.table.intro, state.cfg)} Source: {source_of(state.cfg).citation}.")
 show_url_warnings(state)
 
 
@@ -126,9 +127,11 @@ def headline(report: dict) -> None:
 def table(report: dict) -> None:
     """Table 1's layout, with and without structure side by side."""
     headline(report)
-    st.subheader(PROC.table.title)
+    st.subheader(said(PROC.table.title, state.cfg, report.get("truth")))
     if PROC.table.footer is not None:
         st.caption(PROC.table.footer(report["config"]))
+    if note := cv.cos_note(report):
+        st.caption(note[0].upper() + note[1:] + ".")
     if report.get("diverged_at") is not None:
         st.caption(f"The run diverged at step {report['diverged_at']}: the table, the curves and "
                    "the downloads show every step before it.")

@@ -12,6 +12,7 @@ from engine.config import ConfigError
 from engine.frames.compare import CompareStream
 from engine.presets import PRESETS, Preset, preset_config
 from engine.procedures import RECORDS, ProcedureRecord, offered
+from engine.procedures.told import shown_groups, shown_rows, why_not
 from engine.reads import read_diff
 from engine.report import cell, rows_for, score_key
 from ui import limits_view
@@ -194,13 +195,21 @@ def table_rows(entry: dict, seeds: int, rows=None) -> dict[str, str]:
     return col
 
 
+def cos_note(report: dict) -> str:
+    """Why the table has no Cos row (engine.procedures.told.why_not), or ""."""
+    proc, methods = RECORDS.get(report.get("procedure") or "", FIRST), report["methods"]
+    every = proc.table.rows(list(methods.values()))
+    return why_not(every, shown_rows(every, methods.values()), report.get("truth"))
+
+
 def tables(report: dict) -> list[tuple[str, pd.DataFrame]]:
     """The procedure's table per group (the paper's: with / without input structure): rows ×
     method columns, with the procedure's rows and labels."""
     methods, seeds = report["methods"], report.get("seeds", 1)
     proc = RECORDS.get(report.get("procedure") or "", FIRST)
-    rows, labels, out = proc.table.rows(list(methods.values())), proc.labels(), []
-    for title, group in proc.table.groups or (("Methods", tuple(methods)),):
+    rows = shown_rows(proc.table.rows(list(methods.values())), methods.values())
+    labels, out = proc.labels(), []
+    for title, group in shown_groups(proc.table.groups, methods) or (("Methods", tuple(methods)),):
         names = [m for m in group if m in methods]
         if not names:
             continue

@@ -40,6 +40,18 @@ MORE_TITLES = {"data": "More data settings", "network": "Procedure and theory va
                "steps": "Step sizes η, λ and noise σ_ξ (empty = schedule)",
                "procedure": "More procedure settings", "baselines": "Baseline classifier"}
 
+# where the run's procedure trains by no schedule (its record's `schedule` False): no words of it
+OWN_STEPS_TITLES = {"network": "More network settings", "steps": "Step sizes"}
+
+
+def more_title(group: str, cfg: Config) -> str:
+    """A group's expander title; the schedule's words only where the procedure trains by it."""
+    try:
+        by_schedule = procedure_of(cfg).schedule
+    except ConfigError:  # a setting being edited: the common words
+        by_schedule = True
+    return MORE_TITLES[group] if by_schedule else OWN_STEPS_TITLES.get(group, MORE_TITLES[group])
+
 
 def key(name: str) -> str:
     """Widget key of a setting."""
@@ -237,6 +249,6 @@ def sidebar(state: AppState) -> None:
                 _widget(name, SPECS[name], state)
             _pinned_text(group, shown)
             if more:
-                with st.expander(MORE_TITLES[group]):
+                with st.expander(more_title(group, shown)):
                     for name in more:
                         _widget(name, SPECS[name], state)

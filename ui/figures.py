@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 
 from engine.methods import BY_NAME, LABELS
 from engine.procedures import RECORDS
+from engine.procedures.told import shown_groups
 from engine.procedures.words import MSE_KEY
 
 MAX_POINTS = 2000  # per curve, so a redraw stays light in the browser
@@ -72,21 +73,23 @@ def curve(rows: list[dict], regression: bool = False) -> tuple[np.ndarray, np.nd
     return steps, acc
 
 
-def _group_of(method: str, proc) -> str | None:
-    """The legend group title the procedure's table gives the method (None: no groups)."""
-    groups = proc.table.groups if proc is not None else ()
+def _group_of(method: str, proc, methods=()) -> str | None:
+    """The legend group title the procedure's table gives the method (None: no groups, or
+    fewer than two groups among the methods drawn)."""
+    groups = shown_groups(proc.table.groups, [proc.aliases.get(m, m) for m in methods]) \
+        if proc is not None else ()
     name = proc.aliases.get(method, method) if proc is not None else method
     return next((title for title, names in groups if name in names), None)
 
 
 def _traces(method: str, rows: list[dict], smoothing: float,
-            regression: bool = False, proc=None) -> list[go.Scatter]:
+            regression: bool = False, proc=None, methods=()) -> list[go.Scatter]:
     """The method's curve (smoothed if asked) over its raw curve, drawn faintly beneath; named
     and grouped as its procedure's record says."""
     style, symbol, _ = method_style(method)
     x, raw = curve(rows, regression)
     hover = "test MSE/Var %{y:.3f}" if regression else "test %{y:.1%}"
-    title = _group_of(method, proc)
+    title = _group_of(method, proc, methods or (method,))
     group = title or "methods"
     label = (proc.labels() if proc is not None else LABELS).get(method, method)
     faint = [go.Scatter(x=x, y=raw, mode="lines", line={**style, "width": 1}, opacity=0.3,
@@ -115,7 +118,7 @@ def accuracy_figure(rows: dict, T: int, height: int = 440, smoothing: float = 0.
     are those the procedure's record declares (none without a record)."""
     regression = is_regression(rows)
     fig = go.Figure([t for m, part in rows.items()
-                     for t in _traces(m, part, smoothing, regression, proc)])
+                     for t in _traces(m, part, smoothing, regression, proc, tuple(rows))])
     for x0, x1, words in (proc.table.bands if proc is not None else ()):
         fig.add_vrect(x0=x0, x1=x1, fillcolor="#888888", opacity=0.15, line_width=0,
                       annotation_text=words, annotation_position="top left")

@@ -39,6 +39,9 @@ class Maker:
     # the probe names its probes(), curves and narration show: the Guide defines each
     # (tests/ui/test_guide_glossary.py), with the records' chart terms
     TERMS: tuple[str, ...] = ("test accuracy", "cos", "MDS map")
+    # the record chart names chart_specs has a spec of; a record's other Explore charts are
+    # drawn from their curves (charts.own_chart, the frames' `own` column)
+    DRAWS: tuple[str, ...] = ("accuracy", "cos", "gradient")
 
     def __init__(self, run, world):
         self.run, self.world = run, world
@@ -55,6 +58,7 @@ class Maker:
     def frame(self, i: int) -> Frame:
         """The frame of history index i (the newest: the run's weights are its own)."""
         snap = self.run.history[i]
+        row = clean(snap.scalars())
         points, cos, marks = self.map(snap)
         train, test = scores(snap)
         frac = float(snap.frac_aligned)
@@ -65,9 +69,10 @@ class Maker:
                   "share": grad_share(snap.grad) if self.truth else None,
                   "zero": zero_gradient(snap), "plus": plus, "minus": minus,
                   "cover": extra(snap).get("coverage"), "rel": extra(snap).get("relevant_share"),
+                  "own": [rounded(row.get(k)) for c in self.own_charts() for k in c.curves],
                   **self.more_curves(snap)}
         return Frame(snap.step, snap.stage, points, cos, signs(snap, len(cos)), marks,
-                     self.counts(snap), curves, self.narrate(i), clean(snap.scalars()),
+                     self.counts(snap), curves, self.narrate(i), row,
                      clean(self.run.summary()))
 
     def more_curves(self, snap) -> dict:
@@ -108,9 +113,17 @@ class Maker:
         its order, each the maker's spec of that name (the first is the one presentation mode
         keeps); a declared chart this world cannot show (no planted Σ_A M) is left out, and
         nothing the record does not declare is drawn."""
-        drawn = self.chart_specs(marks)
+        drawn, at = self.chart_specs(marks), 0
+        for c in self.own_charts():  # the record's charts no spec here draws: their curves
+            drawn[c.name] = charts.own_chart(f"own{at}", c.title, c.axis, c.curves, at)
+            at += len(c.curves)
         return [{**drawn[c.name], "name": c.name} for c in record(self.world.cfg).charts
                 if "explore" in c.views and drawn.get(c.name) is not None]
+
+    def own_charts(self) -> list:
+        """The record's Explore charts this maker has no spec of (DRAWS), in its order."""
+        return [c for c in record(self.world.cfg).charts
+                if "explore" in c.views and c.name not in self.DRAWS]
 
     def chart_specs(self, marks: list[dict]) -> dict:
         """{record chart name: the player's spec} this maker can draw from its frame columns
@@ -132,7 +145,7 @@ class Maker:
         are None here, and engine.frames.report fills them from the frames."""
         # the run's world (its schedule) without its history: meta() is asked on every page
         # run, and cleaning 600 steps' scalars there took ~50 ms
-        fixed = SimpleNamespace(history=[], world=getattr(self.run, "world", None))
+        fixed = SimpleNamespace(history=[], world=getattr(self.run, "world", self.world))
         head = build_report(self.world.cfg, {"network": fixed}, str(self.world.device), {},
                             per_seed=[{"network": {}}])
         return {**head, "preset": None, "methods": None, "history": None, "timing": None}
@@ -141,10 +154,17 @@ class Maker:
         """What is measured every step, and on which samples (the loss the record declares)."""
         cfg = self.world.cfg
         n_tr, n_te = min(cfg.n, PROBE_SAMPLES), min(cfg.n_test, PROBE_SAMPLES)
+        # a run that scores every step on the whole sets says so (its `whole_sets`); the
+        # engine's Run scores on fixed samples between steps 0, 1, 2 and T
+        run = getattr(self, "run", None)  # None: a maker asked for its words alone
+        whole = getattr(run, "whole_sets", False) or (n_tr, n_te) == (cfg.n, cfg.n_test)
+        on = (f"on the whole sets of {cfg.n:,} training and {cfg.n_test:,} test points"
+              if whole else
+              f"on fixed samples of {n_tr:,} training and {n_te:,} test points (drawn once "
+              f"from the seed; the whole sets of {cfg.n:,} and {cfg.n_test:,} at steps 0, 1, "
+              "2 and T)")
         return (f"Measured after every step: train and test accuracy and the "
-                f"{record(cfg).loss} on fixed samples of {n_tr:,} training and {n_te:,} test "
-                f"points (drawn once from the seed; the whole sets of {cfg.n:,} and "
-                f"{cfg.n_test:,} at steps 0, 1, 2 and T); {self.cosine_words()}, and the MDS map "
+                f"{record(cfg).loss} {on}; {self.cosine_words()}, and the MDS map "
                 "(classical MDS on cosine distance, rotated onto the previous frame so points "
                 "do not jump).")
 

@@ -40,6 +40,16 @@ def chart(key: str, title: str, sub: str, curves: list[dict], *, lo: float = 0,
             "limits": limits, "note": note, "counts": counts, "height": height}
 
 
+def own_chart(key: str, title: str, axis: str, curves: tuple[str, ...], at: int) -> dict:
+    """A record's declared chart no maker draws: its curves (Snapshot.scalars() keys) read from
+    the frames' `own` column (one list per frame, this chart's curves from index `at`), its
+    axis following its values."""
+    palette = (BLUE, VERM, GREEN, ORANGE, PURPLE, SKY)
+    lines = [series(name, "own", palette[j % len(palette)], dash=DASHES[j % len(DASHES)],
+                    index=at + j) for j, name in enumerate(curves)]
+    return {**chart(key, title, axis, lines, fmt="num"), "own": True}
+
+
 def score_chart(score: str) -> dict:
     """Train and test accuracy in %, or MSE / Var(y) for a regression world (score "mse")."""
     mse = score == "mse"

@@ -15,7 +15,7 @@ import numpy as np
 
 # the browser's per-frame columns besides the map (ui/player/player.js Store.s, and text)
 CURVES = ("train", "test", "cosmax", "frac", "share", "zero", "plus", "minus", "cover", "rel",
-          "errs", "cf", "cg", "purity", "vsup")
+          "errs", "cf", "cg", "purity", "vsup", "own")
 COLUMNS = ("step", "stage", *CURVES[:8], "text", "counts", *CURVES[8:])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..evaluate import ALIGNED
+from ..mds import with_stars
 from ..scenarios import centre_cosines
 from .base import Maker
 from .narrate import plain
@@ -54,8 +55,9 @@ class PaperFrames(Maker):
         if self.dirs is not None:
             return self._direction_map()
         if centres is None:
-            marks = {STARS[0]: snap.embedding[-2], STARS[1]: snap.embedding[-1]}
-            return snap.embedding[:-2], snap.cos, marks if self.truth else {}
+            emb = snap.embedding if snap.embedding is not None else self._truth_map()
+            marks = {STARS[0]: emb[-2], STARS[1]: emb[-1]}
+            return emb[:-2], snap.cos, marks if self.truth else {}
         return self._centre_map(np.asarray(centres, dtype=np.float64))
 
     def cosine_words(self) -> str:
@@ -78,6 +80,15 @@ class PaperFrames(Maker):
                     f"{ALIGNED:g} with it)")
         return (f"the largest |cosine| of every one of the {n} neurons with "
                 "the data's centres (class means or mixture centres)")
+
+    def _truth_map(self) -> np.ndarray:
+        """The map of a run whose snapshots carry no embedding (a procedure need not know MDS):
+        its current weights with the stars ±Σ_A M, the truth padded or cut to their width."""
+        w = np.asarray(self.weights(), dtype=np.float64)
+        truth = np.zeros(w.shape[1])
+        own = np.asarray(self.world.ds.truth_coords, dtype=np.float64)[:w.shape[1]]
+        truth[:len(own)] = own
+        return self.aligned_mds(with_stars(w, truth))
 
     def _direction_map(self) -> tuple[np.ndarray, np.ndarray, dict]:
         """Map of the neurons and the declared directions' stars; colour = the best |cos|."""

@@ -52,8 +52,10 @@ class CompareTable:
     above the page, the source's claims as (label, method, baseline) differences, the method
     groups, and a footer line from the report's setting (e.g. the kα² line)."""
 
-    title: str
-    intro: str
+    # each a string, or (cfg, truth) -> the words for this setting (truth: whether the world
+    # plants Σ_A M, None before a run): engine.procedures.told.said
+    title: str | Callable
+    intro: str | Callable
     rows: Callable  # (method entries of a report) -> ((key, title), ...)
     headlines: tuple[tuple[str, str, str], ...] = ()
     # REQUIRED: (title, methods) legend groups of the chart and table; () = one group of all

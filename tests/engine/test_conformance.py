@@ -14,7 +14,9 @@ from engine.frames import MAKERS, FrameStream
 from engine.frames.compare import CompareStream
 from engine.methods import make_run
 from engine.procedures import RECORDS, checked, glossary, procedure_of, shown_terms, source_of
-from engine.report import clean
+from engine.procedures.told import NO_TRUTH
+from engine.report import clean, summary_table
+from engine.run import Run
 from engine.worlds import build_world
 from tests.engine.conformance import (
     STEPS,
@@ -124,8 +126,17 @@ def test_compare_trains_the_defaults_and_the_summary_has_the_tables_rows(case):
         for method, entry in entries.items():
             assert key in entry, (case, method, key)
     assert (report["schedule"] is not None) == record.schedule, case
+    # no cosine with a placeholder: where the world plants no Σ_A M the engine's runs report
+    # none, and the CLI's table says why instead of a Cos row
+    if report["truth"] is False and isinstance(stream._series.first.runs[record.lead], Run):
+        assert all(e["cos"] is None for e in entries.values()), case
+        table = summary_table(report)
+        assert NO_TRUTH in table and "\nCos " not in table, (case, table)
     meta = stream.meta()
     assert meta["source"]["citation"] == source_of(cfg).citation
+    # the report read alone says whose run it is and how it trains, in the record's words
+    assert report["source"]["citation"] == source_of(cfg).citation, case
+    assert report["loss"] == record.loss and report["step_rule"] == record.step_rule(cfg)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -145,6 +156,9 @@ def test_explore_names_only_the_records_loss_stages_and_neurons(case):
         assert "classifier stage" not in text.lower(), case
     if record.step_table is None:
         assert stream.meta()["step_sizes"] is None
+    if getattr(stream.run, "whole_sets", False):  # scored on the whole sets, and told so
+        assert all(s.full_eval for s in stream.run.history), case
+        assert "fixed samples" not in stream.meta()["probes"], case
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -157,11 +171,14 @@ def test_the_report_carries_a_schedule_only_where_the_procedure_trains_by_it(cas
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_the_guide_defines_every_term_the_views_show(case):
-    """Every term the record's charts and its frame maker show is in the Guide's glossary."""
+    """Every term the record's charts and its frame maker show is in the Guide's glossary, and
+    in the record's own (the Guide credits each meaning to its procedure's source: another
+    procedure's meaning of "cos" is not this one's)."""
     record = RECORDS[case[0]]
     defined = {term for term, _, _ in glossary()}
-    missing = set(shown_terms(record, MAKERS[record.frame].TERMS)) - defined
-    assert not missing, (case, missing)
+    shown = set(shown_terms(record, MAKERS[record.frame].TERMS))
+    assert not shown - defined, (case, shown - defined)
+    assert not shown - dict(record.glossary).keys(), (case, shown - dict(record.glossary).keys())
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -204,6 +221,27 @@ def test_the_players_charts_are_the_records(case):
     assert names == [n for n in declared if n in names], (case, names, declared)
     if stream.world.ds.has_truth or record.frame != "engine":
         assert names == declared, (case, names, declared)
+    own = [n for n in declared if n not in MAKERS[record.frame].DRAWS]
+    assert set(own) <= set(names), (case, own, names)  # drawn from its curves, on any world
+    if own:  # the frames carry its curves' values for the player
+        cols = stream.frames(0, len(stream))["own"]
+        assert any(v is not None for col in cols for v in col), case
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_explore_maps_a_run_whose_snapshots_carry_no_map(case):
+    """A procedure need not know MDS: its frame maker maps snapshots without an embedding."""
+    stream = played(case)
+    maker = MAKERS[RECORDS[case[0]].frame](stream.run, stream.world)
+    kept = [s.embedding for s in stream.run.history]
+    try:
+        for snap in stream.run.history:
+            snap.embedding = None
+        frame = maker.frame(len(stream.run.history) - 1)
+    finally:
+        for snap, emb in zip(stream.run.history, kept, strict=True):
+            snap.embedding = emb
+    assert len(frame.points) == len(frame.cos), case
 
 
 def test_a_record_declaring_only_accuracy_gets_only_that_chart(monkeypatch):

@@ -10,7 +10,6 @@ import ast
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from engine.config import ConfigError, from_dict
+from tests.engine.recipe_copy import add_to_registry, copy_app, registry_tests
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("engine", "ui", "pages", "app.py", "asgi.py", ".streamlit", "tests", "pyproject.toml")
 FORBIDDEN = ("ui", "pages", "streamlit")  # what a procedure's package may not import
 
 
@@ -36,19 +35,11 @@ def docs_recipe() -> tuple[str, str, str]:
 
 def follow_recipe(dest: Path) -> str:
     """Copy the app to dest, then do exactly what the recipe says; returns the name."""
-    for part in PRODUCT:
-        src = ROOT / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(src, dest / part)
+    copy_app(dest)
     name, module, line = docs_recipe()
     (dest / "engine" / "procedures" / name).mkdir()
     (dest / "engine" / "procedures" / name / "__init__.py").write_text(module, encoding="utf-8")
-    registry = dest / "engine" / "procedures" / "__init__.py"
-    head, sep, tail = registry.read_text(encoding="utf-8").partition("REGISTRY = (\n")
-    body, close, rest = tail.partition("\n)\n")
-    registry.write_text(head + sep + body + "\n" + line + close + rest, encoding="utf-8")
+    add_to_registry(dest / "engine" / "procedures" / "__init__.py", line)
     return name
 
 
@@ -154,6 +145,8 @@ def test_the_recipe_gives_a_procedure_the_cli_trains_and_the_pages_show(tmp_path
                          text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-3000:]
     assert re.search(r"(\d+) passed", res.stdout) and " failed" not in res.stdout
+    res = registry_tests(tmp_path, env)  # and every other test that reads the registries
+    assert res.returncode == 0, res.stdout[-3000:]
     # the check that keeps the pages off a procedure's internals finds a ui/ import in it
     assert ui_imports(tmp_path) == []
     package = tmp_path / "engine" / "procedures" / name / "__init__.py"

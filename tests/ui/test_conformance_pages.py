@@ -48,12 +48,16 @@ def test_compare_runs_to_the_end_in_the_runs_own_words(case):
     assert set(cs.summary["methods"]) == set(offered(cfg).defaults)
     captions = " ".join(c.value for c in at.caption)
     assert source_of(cfg).citation in captions, case
+    if not reads_common(WORLDS[case[1]], "structure"):  # no run without it to speak of
+        assert "A1′" not in captions and "without it" not in captions, (case, captions)
     labels = set(record.labels().values())
     for chart in at.get("plotly_chart"):  # every curve is named by the record's labels
         fig = plotly.io.from_json(chart.proto.spec)
         names = {t.name.split(" · ")[-1] for t in fig.data
                  if t.name and t.showlegend is not False and "limit" not in t.name}
         assert names <= labels, (case, names - labels)
+        groups = {t.legendgrouptitle.text for t in fig.data if t.legendgrouptitle.text}
+        assert len(groups) != 1, (case, groups)  # one group's title is a claim about nothing
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -73,6 +77,19 @@ def test_compare_offers_no_structure_methods_only_where_the_world_reads_structur
     if not reads_common(WORLDS[case[1]], "structure"):
         assert without == set(), (case, without)
     assert shown, case
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not RECORDS[c[0]].schedule],
+                         ids=[case_id(c) for c in CASES if not RECORDS[c[0]].schedule])
+def test_the_sidebar_speaks_of_no_schedule_where_the_procedure_has_none(case):
+    """Explore's sidebar: no "schedule" in a group's title where the run trains by none."""
+    cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(url_params(cfg, record.defaults))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    titles = [e.label for e in at.sidebar.expander] + [h.value for h in at.sidebar.subheader]
+    assert titles and not [t for t in titles if "schedule" in t.lower()], (case, titles)
 
 
 @pytest.fixture(scope="module")

@@ -219,7 +219,8 @@ Object.assign(FE, (() => {
     }
     return {key: c.key, title: c.title, sub: c.sub, lo: c.lo, hi: c.hi, ticks: c.ticks, log: c.log,
       fmt: FMT[c.fmt] || String, say: SAY[c.fmt] || String, series, lines: c.lines,
-      levels: c.limits ? FE.limitLevels : null, range: c.counts ? countAxis : null,
+      levels: c.limits ? FE.limitLevels : null,
+      range: c.counts ? countAxis : c.own ? ownAxis(c.series.map(column)) : null,
       note: c.note ? (st, i) => noteText(c.note, st, i) : null};
   }
 
@@ -229,6 +230,17 @@ Object.assign(FE, (() => {
     for (const c of st.s.counts) if (c) most = Math.max(most, ...c);
     const ticks = niceTicks(0, most * 1.1, 4);
     return {lo: 0, hi: Math.max(most * 1.1, ticks[ticks.length - 1]), ticks};
+  }
+
+  /* A record's own chart (engine.frames.charts.own_chart): from its lowest value (0 at most)
+   * to a round number above its largest so far. */
+  function ownAxis(cols) {
+    return (st) => {
+      let lo = 0, hi = 1e-9;
+      for (const col of cols) for (const v of col(st)) if (v !== null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      const ticks = niceTicks(lo, hi * 1.1, 4);
+      return {lo: Math.min(lo, ticks[0]), hi: Math.max(hi * 1.1, ticks[ticks.length - 1]), ticks};
+    };
   }
 
   /* Every chart of the run's meta, by its canvas key, in the meta's order. */

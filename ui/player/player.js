@@ -38,7 +38,7 @@ const FE = (() => {
       this.pos = []; this.scale = []; this.cos = []; this.sgn = []; this.text = [];
       this.s = {step: [], stage: [], train: [], test: [], cosmax: [], frac: [], share: [],
         zero: [], plus: [], minus: [], counts: [], cover: [], rel: [], errs: [], cf: [], cg: [],
-        purity: [], vsup: []};
+        purity: [], vsup: [], own: []};
       this.extent = 1e-9;
     }
     append(fr, start) {

@@ -18,9 +18,10 @@ from ...method_table import BY_NAME
 from ...network import Params
 from ...run import DivergenceError, World
 from ...scenarios._common import ScenarioSnapshot
+from ..steps import Stepped
 
 
-class FCBRun:
+class FCBRun(Stepped):
     """One method of the FCB setting, advanced one full-batch step at a time."""
 
     def __init__(self, world: World, method: str, embed: bool, alpha: float,
@@ -40,14 +41,7 @@ class FCBRun:
         self.x_te, self.y_te = f(ds.z_test), f(ds.y_test)
         self.c_te = f(ds.extras["clean_test"])
         self.mu = f(ds.M.T)  # 2×d: µ1, µ2
-        self.history: list = []
-        self._t0 = time.perf_counter()
-        self._record()
-
-    @property
-    def done(self) -> bool:
-        """True once T steps have been taken."""
-        return self.t >= self.T
+        self._begin()
 
     @property
     def params(self) -> Params:
@@ -125,6 +119,8 @@ class FCBRun:
         snap.elapsed = time.perf_counter() - self._t0
         self.history.append(snap)
         return snap
+
+    whole_sets = True  # every step is scored on the whole training and test sets
 
     def summary(self) -> dict:
         """Final accuracies and the mean own-mean correlation (the 'cos' column)."""

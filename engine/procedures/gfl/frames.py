@@ -65,6 +65,8 @@ class GFLFrames(Maker):
             return map_spec()
         return map_spec(PLANE["title"], {"x": PLANE["x"], "y": PLANE["y"]})
 
+    DRAWS = ("score", "coverage")
+
     def chart_specs(self, marks: list[dict]) -> dict:
         """The score and Algorithm 1's probes."""
         return {"score": super().chart_specs(marks)["accuracy"], "coverage": coverage_chart()}

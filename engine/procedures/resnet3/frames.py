@@ -80,6 +80,8 @@ class AZLFrames(Maker):
         """The ResNet's first layer: no single output weight a_i to colour by (A is k×m)."""
         return map_spec(sign=False)
 
+    DRAWS = ("error", "projection", "weights", "pairs")
+
     def chart_specs(self, marks: list[dict]) -> dict:
         """Every method's test error with the kα² line, c_F and c_G, where the weights sit, the
         neurons per pair (azl_charts), by the record's chart names."""

@@ -12,6 +12,7 @@ from ...run import DivergenceError
 from ...scenarios._common import ScenarioSnapshot
 from ...scenarios.azl.config import AZLConfig, validate
 from ...scenarios.azl.data import TEST_PROBE, TRAIN_PROBE, AZLData, make_data, pair_stars
+from ..steps import Stepped
 from .nets import Init, init_weights, make_net
 from .probes import fit_numbers, pair_counts, star_cosines, weight_numbers
 
@@ -54,7 +55,7 @@ def azl_world(cfg: AZLConfig) -> AZLWorld:
     return AZLWorld(cfg, data, init_weights(cfg), train, test, pair_stars(cfg))
 
 
-class AZLRun:
+class AZLRun(Stepped):
     """One method of the AZL world: SGD with momentum and weight decay on ½‖out − y‖²,
     step sizes ×0.1 from epoch drop_epoch on, every method on the same batches."""
 
@@ -73,14 +74,7 @@ class AZLRun:
             self.caches = {name: self.net.cache(s.x) for name, s in self.sets.items()}
         self.gen = torch.Generator().manual_seed(cfg.seed * 7919 + 0xBA7)
         self.T, self.t, self.order = cfg.T, 0, None
-        self.history: list = []
-        self._t0 = time.perf_counter()
-        self._record()
-
-    @property
-    def done(self) -> bool:
-        """True once T steps have been taken."""
-        return self.t >= self.T
+        self._begin()
 
     def lr_at(self, t: int) -> float:
         """The step size of step t (1-based)."""
