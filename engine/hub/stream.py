@@ -1,6 +1,6 @@
-"""HubStream: the frame contract (engine.frames.FrameStream's T, identity, done, error, len, advance,
-meta, frames) served by the hub, so the Explore page reads a run computed elsewhere exactly as
-it reads one computed in its own session."""
+"""HubStream: the frame contract (engine.frames.FrameStream's T, identity, done, error, len,
+advance, meta, frames) served by the hub, so the Explore page reads a run computed elsewhere
+exactly as it reads one computed in its own session."""
 
 from __future__ import annotations
 
