@@ -13,6 +13,7 @@ import time
 
 from .. import guard
 from ..config import Config
+from ..frames.compare import CompareStream
 
 JOB = "_job"  # the settings key naming a hub run that is not Explore's FrameStream
 FACTORY = "engine.hub.compare_job:CompareFrames"
@@ -38,8 +39,6 @@ class CompareFrames:
         self.steps = int(cfg.T) + 1  # frames per seed
         self.T = seeds * self.steps - 1
         self.methods = tuple(methods)
-        from ..frames.compare import CompareStream  # on the worker only: the web side never trains
-
         self.stream = CompareStream(cfg, self.methods, seeds, device, prepare=lambda c: (
             compare_estimate(c, self.methods, seeds).feature_cache))
         self._frames: list[dict] = []
