@@ -14,6 +14,7 @@ import time
 from .. import guard
 from ..config import Config
 from ..frames.compare import CompareStream
+from ..frames.procedure import lead
 
 JOB = "_job"  # the settings key naming a hub run that is not Explore's FrameStream
 FACTORY = "engine.hub.compare_job:CompareFrames"
@@ -29,6 +30,13 @@ def compare_estimate(cfg: Config, methods, seeds: int) -> guard.Estimate:
     """The guard's check of one Compare seed, as the page's own (the first seed is kept while
     the others train); ConfigError / ResourceError when refused."""
     return guard.check(cfg, tuple(methods), embed=False, load=guard.Load(kept_seeds=seeds))
+
+
+def run_estimate(cfg: Config, job: dict | None) -> guard.Estimate:
+    """The guard's check of a hub run: Explore's lead method, or a Compare job's methods."""
+    if job is None:
+        return guard.check(cfg, methods=(lead(cfg),))
+    return compare_estimate(cfg, job["args"]["methods"], job["args"]["seeds"])
 
 
 class CompareFrames:

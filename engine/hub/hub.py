@@ -15,10 +15,9 @@ from collections import Counter
 
 from .. import guard
 from ..config import Config
-from ..frames.procedure import lead
 from . import memory, packing, store
 from .budget import Budget
-from .compare_job import JOB, compare_estimate
+from .compare_job import JOB, run_estimate
 from .key import canonical, run_key
 from .slot import FACTORY
 
@@ -143,9 +142,7 @@ class Hub:
              job: dict | None = None) -> store.HubRun:
         """A run not held anywhere: checked by the guard, sized into the hub (within the
         session's fair share), then started."""
-        # as the page's own check (a Compare run: its methods, its first seed kept)
-        est = (compare_estimate(cfg, job["args"]["methods"], job["args"]["seeds"]) if job
-               else guard.check(cfg, methods=(lead(cfg),)))
+        est = run_estimate(cfg, job)  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
         sessions = len(self.watching) + (watcher not in self.watching)
