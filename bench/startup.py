@@ -2,7 +2,7 @@
 
 Prints, each the median of --repeat fresh processes (wall and CPU seconds of the child):
 - `import engine.cli`, and which of scikit-learn, scipy, Ray, pandas, torch it loaded;
-- `python -m engine run --help`;
+- `python -m engine run --help`, cold (no help text kept yet) and warm (engine/cli_help.py);
 - a hub worker ready: a spawned LocalPool worker from its start to its first frame of a tiny
   run (the worker imports the engine, builds the run, sends step 0);
 - with --run: a whole `python -m engine run` process against the training time it reports
@@ -67,8 +67,7 @@ def main(argv=None) -> None:
              f" & set({HEAVY!r})))")
     out = {"load_before": os.getloadavg()[0],
            "import_engine_cli": median_of([py, "-c", probe], args.repeat),
-           "run_help": median_of([py, "-m", "engine", "run", "--help"], args.repeat)}
-    out["run_help"]["out"] = ""
+           **run_help(py, args.repeat)}
     with tempfile.NamedTemporaryFile("w", suffix=".py", dir=ROOT, delete=False) as fh:
         fh.write(WORKER)
     try:
@@ -81,6 +80,18 @@ def main(argv=None) -> None:
         out["run"] = whole_run(py, args.run)
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
+
+
+def run_help(py: str, repeat: int) -> dict:
+    """`python -m engine run --help` with an empty help cache (the first call after a code
+    change: the parser imports torch) and then warm (engine/cli_help.py: no torch)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = tmp  # the children's; this process reads none of it
+        cold = [timed([py, "-m", "engine", "run", "--help", f"--seeds={i}"]) for i in range(repeat)]
+        warm = median_of([py, "-m", "engine", "run", "--help"], repeat + 1)
+    return {"run_help_cold": {"wall_s": statistics.median(r[0] for r in cold),
+                              "cpu_s": statistics.median(r[1] for r in cold)},
+            "run_help": {k: v for k, v in warm.items() if k != "out"}}
 
 
 def whole_run(py: str, preset: str) -> dict:

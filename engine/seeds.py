@@ -25,6 +25,7 @@ class SeedSeries:
         self.first: Comparison | None = None
         self.current: Comparison | None = None
         self.diverged: DivergenceError | None = None
+        self.last: Comparison | None = None  # the seed stepped last (running or just finished)
         self.t0 = time.perf_counter()
 
     @property
@@ -54,6 +55,7 @@ class SeedSeries:
         if self.current is None:
             self.current = self._start()
         comp, t0 = self.current, time.perf_counter()
+        self.last = comp
         try:
             if train is not None:
                 train(comp)

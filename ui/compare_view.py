@@ -10,12 +10,15 @@ import pandas as pd
 from engine import guard
 from engine.config import ConfigError
 from engine.frames.compare import CompareStream
+from engine.hub import get_hub, hub_enabled
+from engine.hub.compare import HubCompare
 from engine.presets import PRESETS, Preset, preset_config
 from engine.procedures import RECORDS, ProcedureRecord, offered
 from engine.procedures.told import shown_groups, shown_rows, why_not
 from engine.reads import read_diff
 from engine.report import cell, rows_for, score_key
 from ui import limits_view
+from ui.sessions import compare_watcher
 from ui.state import CompareState, fmt_value, matching_preset
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
@@ -61,7 +64,11 @@ def key_for(state, seeds: int) -> tuple:
 
 
 def reset(state) -> None:
-    """Forget the comparison, its seeds and its messages (the method list stays)."""
+    """Forget the comparison, its seeds and its messages (the method list stays); a hub's
+    comparison nobody else watches stops."""
+    close = getattr(state.compare.stream, "close", None)
+    if close is not None:
+        close()
     state.compare = CompareState(methods=state.compare.methods)
 
 
@@ -84,14 +91,20 @@ def pause(state) -> None:
     state.compare.playing = False
 
 
-def _stream(state) -> CompareStream:
-    """The session's comparison stream for the current key (created at the first tick)."""
+def _stream(state) -> CompareStream | HubCompare:
+    """The session's comparison stream for the current key (created at the first tick): the
+    hub's (computed once for every session on the link, by its workers or Ray), or with
+    FEX_WORKERS=0 one trained in this session."""
     cs = state.compare
     if cs.stream is None:
         seeds = cs.key[2] if cs.key else 1
         methods = chosen(state)
-        cs.stream = CompareStream(state.cfg, methods, seeds,
-                                  prepare=lambda cfg: _prepare(cs, cfg, methods))
+        if hub_enabled():
+            _prepare(cs, state.cfg, methods)  # refused here as in the session; the hub checks too
+            cs.stream = HubCompare(state.cfg, methods, seeds, get_hub(), compare_watcher())
+        else:
+            cs.stream = CompareStream(state.cfg, methods, seeds,
+                                      prepare=lambda cfg: _prepare(cs, cfg, methods))
     return cs.stream
 
 

@@ -28,6 +28,12 @@ FLUSH_S = 0.03
 # loaded machine the send may still not have happened, so that batch goes again (the browser
 # skips frames it holds).
 BACK_TO_BACK_S = 0.02
+# A large batch takes longer to go out: a complete run's ~4 MB messages (playback.DONE_BATCH_B)
+# were still unsent 30 ms later, the next tick cleared the first one, and the browser saw a gap
+# (tests/browser/test_play_start.py on a run another test had warmed: gaps=1 in both CI runs of
+# session 13). The flush and the back-to-back window grow by the batch's size at this rate,
+# a loaded 2-core machine's (Streamlit's protobuf and websocket write of the JSON payload).
+SEND_B_PER_S = 20e6
 
 _component = st.components.v2.component(
     "feature_emergence.player", html="", css=playback.player_css(),
@@ -134,8 +140,8 @@ def ticking(state: AppState, now: float | None = None) -> bool:
 def tick_started(state: AppState) -> None:
     """A fragment tick begins: a batch sent just before it may have been cleared unsent."""
     p = session(state)
-    last = p.pop("last_batch", None)  # (its first frame, when its FLUSH_S ended)
-    if last is not None and time.monotonic() - last[1] < BACK_TO_BACK_S:
+    last = p.pop("last_batch", None)  # (its first frame, when its flush ended, its send time)
+    if last is not None and time.monotonic() - last[1] < BACK_TO_BACK_S + last[2]:
         p["sent"] = min(p["sent"], last[0])
 
 
@@ -149,5 +155,11 @@ def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
                on_have_change=lambda: _on_have(state), on_view_change=lambda: _on_view(state),
                height="content")
     if data["frames"]["step"]:
-        time.sleep(FLUSH_S)
-        p["last_batch"] = (data["start"], time.monotonic())
+        send_s = batch_bytes(data["frames"]) / SEND_B_PER_S
+        time.sleep(FLUSH_S + send_s)
+        p["last_batch"] = (data["start"], time.monotonic(), send_s)
+
+
+def batch_bytes(frames: dict) -> int:
+    """About how many bytes a packed batch is as JSON (base64 columns by length, ~16 B a value)."""
+    return sum(len(v) if isinstance(v, str) else 16 * len(v) for v in frames.values())

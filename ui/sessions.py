@@ -13,6 +13,7 @@ SWEEP_S = 2.0  # how often the sweeper looks for ended sessions
 _states: dict[str, weakref.ref] = {}  # session id -> that session's AppState
 _seen_ended: set[str] = set()  # found disconnected at the last sweep
 _lock = threading.Lock()
+COMPARE = ":compare"  # a session watches one Explore run and one Compare run
 _sweeper: threading.Thread | None = None
 
 
@@ -29,6 +30,11 @@ def watcher_id() -> str:
     """This session's name in the run hub (its Streamlit session id)."""
     ctx = get_script_run_ctx()
     return "bare" if ctx is None else ctx.session_id
+
+
+def compare_watcher() -> str:
+    """This session's Compare page's name in the run hub (beside its Explore run)."""
+    return watcher_id() + COMPARE
 
 
 def track(session_id: str, state) -> None:
@@ -71,6 +77,7 @@ def release_ended(manager=None) -> int:
             hub = peek_hub()
             if hub is not None:  # its hub run stops unless another session watches it
                 hub.leave(sid)
+                hub.leave(sid + COMPARE)
             state = _states.pop(sid)()
             if state is not None and (state.explore.stream is not None
                                       or state.compare.stream is not None):

@@ -93,6 +93,14 @@ class CompareStream:
         step, train/test accuracy, MSE / Var(y), test_err, c_F, c_G, … as the run measures)."""
         return {m: r[start:stop] for m, r in self._comp_rows(self._series.shown).items()}
 
+    def last_rows(self) -> tuple[int, dict[str, list[dict]]]:
+        """(seed index, method → its rows) of the seed stepped last: the running one, or the one
+        that just finished (the hub's worker sends each seed's rows as they grow)."""
+        comp = self._series.last
+        if comp is None:
+            return 0, {}
+        return comp.cfg.seed - self.cfg.seed, self._comp_rows(comp)
+
     def _first_rows(self) -> dict[str, list[dict]]:
         """The first seed's rows (the CSV and the report's history), cached like the shown
         seed's: while later seeds train they were cleaned again on every tick."""

@@ -15,9 +15,9 @@ from collections import Counter
 
 from .. import guard
 from ..config import Config
-from ..frames.procedure import lead
 from . import memory, packing, store
 from .budget import Budget
+from .compare_job import JOB, run_estimate
 from .key import canonical, run_key
 from .slot import FACTORY
 
@@ -45,18 +45,20 @@ class Hub:
 
     # ------------------------------------------------------------------ sessions' side
 
-    def subscribe(self, cfg: Config, watcher: str, want: int | None = None) -> str:
-        """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
-        key = run_key(cfg)
+    def subscribe(self, cfg: Config, watcher: str, want: int | None = None,
+                  job: dict | None = None) -> str:
+        """Watch cfg's run (starting it if needed); its key. ConfigError when refused. job:
+        a run that is not Explore's (compare_job: a Compare comparison; held in memory only)."""
+        key = run_key(cfg, job)
         with self.lock:
-            held = key in self.runs
+            held = key in self.runs or job is not None
         # the disk cache is read and checked outside the lock: a slow or huge file must not
         # stall /metrics or the other sessions (engine/hub/disk.py bounds the read itself)
         body = None if held or self.cache is None else store.load(self.cache, key, cfg)
         with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher)
+                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher, job)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
@@ -136,17 +138,19 @@ class Hub:
             self._drop(run)
         self._fit(0.0)
 
-    def _new(self, cfg: Config, key: str, watcher: str = "") -> store.HubRun:
+    def _new(self, cfg: Config, key: str, watcher: str = "",
+             job: dict | None = None) -> store.HubRun:
         """A run not held anywhere: checked by the guard, sized into the hub (within the
         session's fair share), then started."""
-        est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
+        est = run_estimate(cfg, job)  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
         sessions = len(self.watching) + (watcher not in self.watching)
         self.budget.fair(cfg, est, cost, sessions, self.budget.fixed_mb(pool))
         self._fit(cost)
         self.budget.admit(cfg, est, cost, self._used(pool))
-        run = store.HubRun(key, cfg.to_dict(), canonical(cfg), cost)
+        settings = {**cfg.to_dict(), JOB: job} if job else cfg.to_dict()
+        run = store.HubRun(key, settings, canonical(cfg), cost)
         self.runs[key] = run
         return run
 
@@ -230,6 +234,8 @@ class Hub:
                 run.add(msg[2], frames)
                 self._fit(0.0)
             elif verb == "done":  # msg[3]: its limits follow, so its worker keeps it
+                if len(msg) > 4 and run.meta is not None:  # a Compare run's report (compare_job)
+                    run.meta = {**run.meta, **msg[4]}
                 self._finish(run, msg[2], keep=len(msg) > 3 and bool(msg[3]))
 
     def _finish(self, run: store.HubRun, error: str, keep: bool = False) -> None:
@@ -242,7 +248,7 @@ class Hub:
 
     def _save(self, run: store.HubRun) -> None:
         """Write a complete run to the disk cache in a thread (a failure is one log line)."""
-        if run.complete and self.cache is not None:
+        if run.complete and self.cache is not None and JOB not in run.settings:
             threading.Thread(target=store.save, args=(self.cache, run), daemon=True).start()
 
     def _crashed(self, keys: set[str], busy: str, exitcode) -> None:

@@ -35,7 +35,9 @@ def canonical(cfg: Config) -> dict:
     return dict(sorted(out.items()))
 
 
-def run_key(cfg: Config) -> str:
-    """32 hex digits naming (procedure, read settings, seed, code version)."""
-    text = json.dumps({"settings": canonical(cfg), "code": code_version()}, sort_keys=True)
+def run_key(cfg: Config, job: dict | None = None) -> str:
+    """32 hex digits naming (procedure, read settings, seed, code version; the job, e.g. a
+    Compare run's methods and seeds, when not Explore's run)."""
+    named = {"settings": canonical(cfg), "code": code_version()}
+    text = json.dumps({**named, "job": job} if job else named, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

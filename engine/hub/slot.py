@@ -8,6 +8,7 @@ import importlib
 
 from ..config import ConfigError, from_dict
 from ..echo import plain
+from .compare_job import JOB
 
 FACTORY = "engine.frames:FrameStream"  # the engine-made frames (engine/frames)
 CHUNK_S = 0.2  # compute per turn: runs on one worker take turns of this length
@@ -51,9 +52,12 @@ class Slot:
             return [("done", self.key, _one_line(err))]
 
     def _build(self) -> list[tuple]:
-        self.stream = load_factory(self.factory)(from_dict(self.settings), device="cpu")
+        settings = dict(self.settings)
+        job = settings.pop(JOB, None)  # a Compare run (engine/hub/compare_job.py), else Explore's
+        make = load_factory(job["factory"] if job else self.factory)
+        self.stream = make(from_dict(settings), device="cpu", **(job["args"] if job else {}))
         out = [("meta", self.key, self.stream.meta(), int(self.stream.T))]
-        return out + self._news(1)
+        return out + self._news(getattr(self.stream, "first_steps", 1))
 
     def _advance(self, budget_s: float) -> list[tuple]:
         until = max(self.until, self.have)
@@ -76,7 +80,9 @@ class Slot:
             lim = self.stream.limits()
             self.limits_due = bool(lim and lim["pending"])
             self.finished = not self.limits_due
-            out.append(("done", self.key, self.stream.error or "", self.limits_due))
+            done = ("done", self.key, self.stream.error or "", self.limits_due)
+            final = getattr(self.stream, "final", None)  # a Compare run's report
+            out.append(done if final is None else (*done, final()))
         return out
 
     def _limits(self, budget_s: float) -> list[tuple]:

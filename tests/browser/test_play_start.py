@@ -14,9 +14,12 @@ def dataset(page: Page) -> dict:
     return page.eval_on_selector(PLAYER, "e => ({...e.dataset})")
 
 
-@pytest.mark.xfail(strict=False, reason="failed twice in the clean-clone CI of session 13's merge "
-                   "(whole runs now come in ~4 MB messages, issue 37) and passed alone: the player "
-                   "may re-ask once; open in the session note")
+@pytest.mark.xfail(strict=False, reason="gaps=1 when the p_o run is already complete on the hub "
+                   "(in CI an earlier test warmed it): its whole run goes in one ~3.6 MB message "
+                   "and the browser saw the next tick's empty batch (start=601) first; reproduced "
+                   "2 of 2 tries on a warmed run, 1 of 4 after player_view's size-scaled flush; "
+                   "the landing page's URL also turned to preset=paper-parity after a slider "
+                   "change (a reverted setting): open in the session note")
 def test_steps_1_and_2_arrive_after_a_setting_change(page: Page, server_log,
                                                      wait_for_app) -> None:
     """Steps 1 and 2 of the paper default each take longer than a fragment tick, so the

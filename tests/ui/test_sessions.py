@@ -62,3 +62,13 @@ def test_a_session_back_before_the_second_sweep_keeps_its_run(tracked):
 def test_outside_a_server_nothing_is_released(tracked):
     assert sessions.release_ended() == 0  # no Streamlit runtime in this process
     assert all(s.explore.stream is not None for s in tracked.values())
+
+
+def test_an_ended_session_leaves_its_explore_and_compare_runs_on_the_hub(tracked, monkeypatch):
+    left = []
+    monkeypatch.setattr(sessions, "peek_hub", lambda: SimpleNamespace(leave=left.append))
+    mgr = Manager()
+    mgr.active = {"open", "blip"}
+    sessions.release_ended(mgr)
+    assert sessions.release_ended(mgr) == 1
+    assert left == ["closed", "closed" + sessions.COMPARE]  # both watchers of the session
