@@ -106,7 +106,7 @@ def browser_context_args(browser_context_args: dict) -> dict:
 def _app_server_handle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     try:
-        server = start_app(log_path=log_path, timeout=60.0)
+        server = start_app(app="asgi.py", log_path=log_path, timeout=60.0)  # as scripts/run.sh
     except RuntimeError as exc:
         pytest.fail(f"could not start the app: {exc}", pytrace=False)
     request.session._feature_app_server = server

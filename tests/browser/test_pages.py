@@ -108,12 +108,13 @@ def test_an_unknown_page_says_page_not_found(page: Page, app_server: str) -> Non
     expect(page.locator(".fe-player")).to_have_count(0)  # not silently the Explore page
 
 
-def test_unknown_deep_paths_say_page_not_found_and_fetch_nothing(page: Page, tmp_path) -> None:
+def test_unknown_deep_paths_say_page_not_found_and_fetch_nothing(page: Page,
+                                                                 app_server: str) -> None:
     """/a/b once gave a blank page (index.html's relative asset links resolved under /a/).
 
-    Served as scripts/run.sh and the Docker image serve it: asgi.py, app.py as an st.App."""
-    with start_app(app="asgi.py", log_path=tmp_path / "asgi.log") as server:
-        _check_not_found(page, server.url)
+    Served as scripts/run.sh and the Docker image serve it: asgi.py, app.py as an st.App (the
+    session's server, tests/browser/conftest.py: scripts.serve.start_app's default)."""
+    _check_not_found(page, app_server)
 
 
 def _check_not_found(page: Page, app_server: str) -> None:

@@ -23,6 +23,18 @@ CASES = cases()
 IDS = [case_id(c) for c in CASES]
 
 
+_COMPARED: dict = {}
+
+
+def compared(case) -> AppTest:
+    """The case's Compare page (its record's defaults) run to the end, once per case: the
+    checks below read the same finished page."""
+    if case not in _COMPARED:
+        cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
+        _COMPARED[case] = compare_to_end(url_params(cfg, record.defaults))
+    return _COMPARED[case]
+
+
 def compare_to_end(params: dict, max_ticks: int = 300) -> AppTest:
     """The Compare page of the URL query, Play pressed, ticked until its summary."""
     at = AppTest.from_file(APP, default_timeout=120)
@@ -41,7 +53,7 @@ def compare_to_end(params: dict, max_ticks: int = 300) -> AppTest:
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_compare_runs_to_the_end_in_the_runs_own_words(case):
     cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
-    at = compare_to_end(url_params(cfg, record.defaults))
+    at = compared(case)
     cs = at.session_state["app"].compare
     errors = [e.value for e in (*at.error, *at.exception)] + ([cs.error] if cs.error else [])
     assert errors == [] and cs.summary is not None, (case, errors)
@@ -65,10 +77,8 @@ def test_compare_offers_no_structure_methods_only_where_the_world_reads_structur
     """Compare's method list (its options and its default choice) has a w/o-structure method
     only for a world that reads the `structure` setting (its record's `common`): elsewhere it
     would train the same world twice ("+0.0 points")."""
-    cfg, record = tiny(case[1], case[0]), RECORDS[case[0]]
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.query_params.update(url_params(cfg, record.defaults))
-    at.switch_page("pages/compare.py").run()
+    record = RECORDS[case[0]]
+    at = compared(case)  # the page of the record's defaults; its list is the same after Play
     assert not at.exception, [e.value for e in at.exception]
     box = at.multiselect(key="compare_methods")
     names = {text: m for m, text in record.labels().items()}  # the options show labels
@@ -92,23 +102,19 @@ def test_the_sidebar_speaks_of_no_schedule_where_the_procedure_has_none(case):
     assert titles and not [t for t in titles if "schedule" in t.lower()], (case, titles)
 
 
-@pytest.fixture(scope="module")
-def explored() -> dict:
-    """Per case, an AppState with its Explore stream played to the end (no page: the exports
-    read the stream, as the download buttons do)."""
-    out = {}
-    for case in CASES:
-        cfg = tiny(case[1], case[0])
-        state = AppState(cfg=cfg)
-        state.explore.stream, state.explore.run_cfg = FrameStream(cfg, device="cpu"), cfg
-        state.explore.stream.advance()
-        out[case] = state
-    return out
+def explored(case) -> AppState:
+    """The case's AppState with its Explore stream played to the end (no page: the exports
+    read the stream, as the download buttons do); only the selected cases are played."""
+    cfg = tiny(case[1], case[0])
+    state = AppState(cfg=cfg)
+    state.explore.stream, state.explore.run_cfg = FrameStream(cfg, device="cpu"), cfg
+    state.explore.stream.advance()
+    return state
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_offline_html_and_gif_carry_the_runs_credit(explored, case):
-    state = explored[case]
+def test_offline_html_and_gif_carry_the_runs_credit(case):
+    state = explored(case)
     credit = source_of(state.explore.run_cfg)
     page = export.export_html(state, "conformance")
     assert credit.citation in page.replace("&amp;", "&"), case
@@ -122,8 +128,8 @@ def test_the_compare_legend_and_bands_are_the_records():
     """shi2022's chart: its groups' titles and its steps 1–2 band; fcb2022's: its own step-1
     band and no "with structure" group (the paper's defaults on main)."""
     for name, world in (("shi2022", "sparse_coding"), ("fcb2022", "fcb")):
-        record, cfg = RECORDS[name], tiny(world, name)
-        at = compare_to_end(url_params(cfg, record.defaults))
+        record = RECORDS[name]
+        at = compared((name, world))
         fig = plotly.io.from_json(at.get("plotly_chart")[0].proto.spec)
         groups = {t.legendgrouptitle.text for t in fig.data if t.legendgrouptitle.text}
         assert groups <= {title for title, _ in record.table.groups}, (name, groups)
