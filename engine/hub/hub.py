@@ -17,7 +17,7 @@ from .. import guard
 from ..config import Config
 from ..frames.procedure import lead
 from . import memory, packing, store
-from .budget import Budget
+from .budget import Budget, client_load
 from .key import canonical, run_key
 from .slot import FACTORY
 
@@ -38,6 +38,7 @@ class Hub:
         self.budget = Budget()
         self.closed = False
         self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
+        self.clients: dict[str, str] = {}  # watcher -> its client (fair share per client)
         # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
         self.freed = threading.Event()
         threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
@@ -45,8 +46,10 @@ class Hub:
 
     # ------------------------------------------------------------------ sessions' side
 
-    def subscribe(self, cfg: Config, watcher: str, want: int | None = None) -> str:
-        """Watch cfg's run (starting it if needed); its key. ConfigError when refused."""
+    def subscribe(self, cfg: Config, watcher: str, want: int | None = None,
+                  client: str | None = None) -> str:
+        """Watch cfg's run (starting it if needed); its key. ConfigError when refused. The
+        fair share is per client (a session without one is its own client)."""
         key = run_key(cfg)
         with self.lock:
             held = key in self.runs
@@ -56,7 +59,8 @@ class Hub:
         with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher)
+                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher,
+                                                                client or watcher)
             elif watcher not in run.watchers:
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
@@ -65,6 +69,7 @@ class Hub:
                 self._leave(watcher)
             run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
             self.watching[watcher] = key
+            self.clients[watcher] = client or watcher
             self._touch(run)
             self._drive(run)
         return key
@@ -122,6 +127,7 @@ class Hub:
 
     def _leave(self, watcher: str) -> None:
         self.payloads.pop(watcher, None)
+        self.clients.pop(watcher, None)
         key = self.watching.pop(watcher, None)
         run = self.runs.get(key) if key else None
         if run is None:
@@ -136,14 +142,15 @@ class Hub:
             self._drop(run)
         self._fit(0.0)
 
-    def _new(self, cfg: Config, key: str, watcher: str = "") -> store.HubRun:
+    def _new(self, cfg: Config, key: str, watcher: str = "", client: str = "") -> store.HubRun:
         """A run not held anywhere: checked by the guard, sized into the hub (within the
-        session's fair share), then started."""
+        client's fair share), then started."""
         est = guard.check(cfg, methods=(lead(cfg),))  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
-        sessions = len(self.watching) + (watcher not in self.watching)
-        self.budget.fair(cfg, est, cost, sessions, self.budget.fixed_mb(pool))
+        others = {w: k for w, k in self.watching.items() if w != watcher}  # its old run goes
+        clients, held = client_load(self.runs, others, self.clients, client or watcher)
+        self.budget.fair(cfg, est, cost, clients, self.budget.fixed_mb(pool), held)
         self._fit(cost)
         self.budget.admit(cfg, est, cost, self._used(pool))
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), cost)

@@ -14,7 +14,7 @@ import pytest
 from engine import guard
 from engine.config import Config, ConfigError
 from engine.frames.procedure import lead
-from engine.hub import Hub, memory
+from engine.hub import Hub, budget, memory
 from engine.hub.local import LocalPool
 
 TINY = Config().replace(n=600, n_test=200, d=40, D=20, m=8, T=40, batch=100)
@@ -34,30 +34,55 @@ def make() -> Hub:
     return Hub(lambda d, c: LocalPool(1, "tests.engine.hub_streams:CountStream", d, c))
 
 
-def test_two_big_sessions_cannot_leave_the_hub_full_for_everyone(monkeypatch):
-    # room for exactly one worker, a tiny run, two big runs and 30 MB: without a fair share
-    # the second big run fits and the next tiny setting is refused as "the server is full"
-    cap = guard.WORKER_MB + mb(TINY) + 2 * mb(BIG) + 30
-    monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{cap:.1f}")
-    hub = make()
-    try:
-        hub.subscribe(TINY, "c")
-        hub.subscribe(BIG.replace(seed=1), "a")  # two sessions: half of the room each
-        with pytest.raises(ConfigError) as err:
-            hub.subscribe(BIG.replace(seed=2), "b")
-        assert "share" in str(err.value) and "\n" not in str(err.value)
-        hub.subscribe(TINY.replace(seed=9), "d")  # a small setting still starts
-    finally:
-        hub.close()
-
-
-def test_a_lone_session_may_use_the_whole_hub(monkeypatch):
+def test_a_lone_session_may_use_the_hub_but_a_newcomers_floor(monkeypatch):
     monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + mb(BIG) + 10:.1f}")
     hub = make()
     try:
+        with pytest.raises(ConfigError, match="share"):
+            hub.subscribe(BIG, "alone")  # it would leave no room for anyone's small setting
+        monkeypatch.setenv("FEX_HUB_MEMORY_MB",
+                           f"{guard.WORKER_MB + mb(BIG) + budget.FLOOR_MB + 10:.1f}")
         hub.subscribe(BIG, "alone")
     finally:
         hub.close()
+
+
+@pytest.mark.parametrize("ips", [("10.0.0.1", "10.0.0.2", "10.0.0.3"), (None, None, None)])
+def test_two_clients_big_settings_leave_room_for_a_third_clients_small_one(monkeypatch, ips):
+    # room for two big runs and half a tiny one: with a share per session the second big run
+    # fitted and the third client's tiny setting was refused as "the server is full" (None: a
+    # session without a client id is a client of its own)
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 2 * mb(BIG) + mb(TINY) / 2:.1f}")
+    a, b, c = (ip and f"ip:{ip}" for ip in ips)
+    hub = make()
+    try:
+        hub.subscribe(BIG.replace(seed=1), "a1", client=a)
+        with pytest.raises(ConfigError) as err:
+            hub.subscribe(BIG.replace(seed=2), "b1", client=b)
+        assert "client's share" in str(err.value) and "\n" not in str(err.value)
+        hub.subscribe(TINY, "c1", client=c)
+    finally:
+        hub.close()
+
+
+def test_the_share_is_per_client_not_per_connection(monkeypatch):
+    # three big runs' room: one client's two connections used to get a share each
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 3 * mb(BIG) + 3:.1f}")
+    hub = make()
+    try:
+        hub.subscribe(TINY, "b1", client="ip:10.0.0.2")
+        hub.subscribe(BIG.replace(seed=1), "a1", client="ip:10.0.0.1")
+        with pytest.raises(ConfigError) as err:
+            hub.subscribe(BIG.replace(seed=2), "a2", client="ip:10.0.0.1")
+        assert "your other pages hold" in str(err.value), err.value
+        hub.subscribe(TINY.replace(seed=5), "a3")  # no client id: a client of its own
+        assert metrics_clients(hub) == 3
+    finally:
+        hub.close()
+
+
+def metrics_clients(hub: Hub) -> int:
+    return len(set(hub.clients.values()))
 
 
 def test_a_small_run_is_always_within_the_share(monkeypatch):
