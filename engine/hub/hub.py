@@ -39,6 +39,7 @@ class Hub:
         self.closed = False
         self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
         self.clients: dict[str, str] = {}  # watcher -> its client (fair share per client)
+        self.measured = memory.Measured()  # the processes' real RSS, beside the tally
         # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
         self.freed = threading.Event()
         threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
@@ -188,9 +189,14 @@ class Hub:
         if self.runs.pop(run.key, None) is not None:
             self.freed.set()
 
-    def _used(self, pool) -> float:
+    def _used(self, pool, untracked: float | None = None) -> float:
         """MB the hub holds: every run's frames, the live runs' compute, the workers, and the
-        batch each session was last served (the web process's copies of it)."""
+        batch each session was last served (the web process's copies of it); plus what the
+        processes really hold beyond that tally (memory.Measured)."""
+        tally = self._tally(pool)
+        return tally + (self.measured.beyond(pool, tally) if untracked is None else untracked)
+
+    def _tally(self, pool) -> float:
         frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
         live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
         payloads = sum(self.payloads.values()) / guard.MB
@@ -201,8 +207,10 @@ class Hub:
         if self.pool is None:
             return
         cap = self.budget.cap()
+        # held fixed while runs are dropped: the RSS falls only after the trim
+        untracked = self.measured.beyond(self.pool, self._tally(self.pool))
         for run in [r for r in self.runs.values() if not r.watchers and r.state != "live"]:
-            if self._used(self.pool) + extra_mb <= cap:
+            if self._used(self.pool, untracked) + extra_mb <= cap:
                 return
             self._drop(run)
 
