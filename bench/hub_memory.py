@@ -43,7 +43,8 @@ class Timeline:
         if row["t"] - self.printed >= PRINT_S:
             self.printed = row["t"]
             hub = m.get("fex_sessions", 0)
-            print(f"  {row['t'] - self.t0:6.0f} s  sessions {sessions:3d} (hub {hub:.0f})  web {row['rss']:5.0f} MB  workers {row['workers_rss']:5.0f} MB  together "
+            print(f"  {row['t'] - self.t0:6.0f} s  sessions {sessions:3d} (hub {hub:.0f})  web "
+                  f"{row['rss']:5.0f} MB  workers {row['workers_rss']:5.0f} MB  together "
                   f"{row['rss'] + row['workers_rss']:5.0f} MB  hub gauge {self.gauge[-1]:5.0f} MB",
                   flush=True)
 
