@@ -63,6 +63,8 @@ class Hub:
                 run = self._cached(cfg, key, body) or self._new(cfg, key, watcher,
                                                                 client or watcher)
             elif watcher not in run.watchers:
+                if watcher not in self.watching:  # a new session costs its pages' copies
+                    self._admit(cfg, 0.0)
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
@@ -165,10 +167,18 @@ class Hub:
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
                            schema=body["schema"], state="done")
         run.add(0, body["frames"])
+        # its frames count like a computed run's: a hall replaying many complete runs from
+        # disk is held to the cap too (ResourceError when it is full)
+        self._admit(cfg, run.nbytes / guard.MB)
         self.runs[key] = run
         self.counts["cache_hits"] += 1
-        self._fit(0.0)
         return run
+
+    def _admit(self, cfg: Config, cost: float) -> None:
+        """ResourceError when `cost` MB more does not fit, unwatched frames dropped first."""
+        pool = self._pool()
+        self._fit(cost)
+        self.budget.admit(cfg, guard.estimate(cfg, methods=(lead(cfg),)), cost, self._used(pool))
 
     def _drive(self, run: store.HubRun) -> None:
         """Start, restart or push on the run so that it computes what its watchers want."""

@@ -107,6 +107,13 @@ class RayProcessPool:
         with self.lock:
             return max(0, len(self.keys) - self._size)
 
+    def pids(self) -> list[int]:
+        """Processes on this machine (memory.Measured): the driver, or the local workers."""
+        if self.local is not None:
+            return self.local.pids()
+        process = getattr(self, "process", None)
+        return [process.pid] if process is not None and process.pid else []
+
     def _send(self, msg: tuple) -> None:
         try:
             with self.lock:

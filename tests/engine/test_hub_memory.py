@@ -14,7 +14,7 @@ import pytest
 from engine import guard
 from engine.config import Config, ConfigError
 from engine.frames.procedure import lead
-from engine.hub import Hub, budget, memory
+from engine.hub import Hub, budget, memory, run_key
 from engine.hub.local import LocalPool
 
 TINY = Config().replace(n=600, n_test=200, d=40, D=20, m=8, T=40, batch=100)
@@ -154,8 +154,30 @@ def test_what_the_processes_really_hold_counts_against_the_hub(monkeypatch):
         assert hub.metrics()["memory_mb"] > 700
         with pytest.raises(ConfigError, match="server is full"):
             hub.subscribe(TINY.replace(seed=2), "b")
+        with pytest.raises(ConfigError, match="server is full"):
+            hub.subscribe(TINY, "c")  # a new session on a held run: its pages cost too
+        hub.subscribe(TINY, "a", want=5)  # a session already in keeps its run
         del untracked
         hub.measured.at = 0.0
         hub.subscribe(TINY.replace(seed=2), "b")  # the memory is back: room again
+    finally:
+        hub.close()
+
+
+def test_a_run_replayed_from_the_disk_cache_counts_against_the_hub(tmp_path, monkeypatch):
+    # complete runs replayed from FEX_FRAME_CACHE were never sized: a hall opening many of
+    # them grew the web process past the cap (issue 38's 160-session hold replayed them)
+    from tests.engine.test_hub_cache_hostile import put, record
+    cfg = TINY.replace(seed=21)
+    put(tmp_path, record(cfg), run_key(cfg))
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 0.001}")
+    hub = Hub(lambda d, c: LocalPool(1, "tests.engine.hub_streams:CountStream", d, c),
+              tmp_path)
+    try:
+        with pytest.raises(ConfigError, match="server is full"):
+            hub.subscribe(cfg, "a")
+        monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 50}")
+        key = hub.subscribe(cfg, "a")
+        assert hub.status(key)["state"] == "done" and hub.metrics()["cache_hits_total"] == 1
     finally:
         hub.close()
