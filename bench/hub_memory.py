@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
+import json
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from bench.hub_load import Watch, link, metrics
 from bench.light import session
@@ -49,7 +52,8 @@ class Timeline:
                   flush=True)
 
 
-async def hold(url: str, pid: int, queries: list[str], T: int, wave: int) -> dict:
+async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
+               idle_s: float = IDLE_S) -> dict:
     """Run the sessions, at most `wave` at once (a new one as soon as one ends); sample RSS
     throughout and for IDLE_S after."""
     line, results, todo = Timeline(url, pid), [], list(enumerate(queries))
@@ -67,7 +71,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int) -> dic
         await asyncio.sleep(0.5)
     rows = list(line.watch.rows)
     t0 = time.monotonic()
-    while time.monotonic() - t0 < IDLE_S:
+    while time.monotonic() - t0 < idle_s:
         line.sample(0)
         await asyncio.sleep(1.0)
     last = line.watch.rows[-1]
@@ -93,11 +97,19 @@ def main(argv=None) -> None:
     ap.add_argument("--T", type=int, default=100)
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--seed0", type=int, default=5000)
+    ap.add_argument("--idle", type=float, default=IDLE_S, help="seconds watched after")
     ap.add_argument("--cache", help="FEX_FRAME_CACHE: complete runs replayed from disk")
+    ap.add_argument("--rekey", action="store_true", help="file the cache's records under this "
+                    "code's keys and cycle the sessions over their seeds")
     args = ap.parse_args(argv)
     query = {"n": args.n, "n_test": max(200, args.n // 4), "m": args.m, "T": args.T,
              "batch": min(100, args.n)}
-    queries = [link(query, args.seed0 + i, args.T) for i in range(args.sessions)]
+    seeds = list(range(args.seed0, args.seed0 + args.sessions))
+    if args.rekey:
+        seeds = rekey(Path(args.cache), query)
+        print(f"{len(seeds)} cached runs (seeds {seeds[0]}..{seeds[-1]}) filed under this code's "
+              "keys", flush=True)
+    queries = [link(query, seeds[i % len(seeds)], args.T) for i in range(args.sessions)]
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.cache:
         os.environ["FEX_FRAME_CACHE"] = args.cache
@@ -106,13 +118,32 @@ def main(argv=None) -> None:
     try:
         with ThreadPoolExecutor(1) as pool:
             out = pool.submit(asyncio.run, hold(server.url, server.process.pid, queries,
-                                                args.T, wave)).result()
+                                                args.T, wave, args.idle)).result()
     finally:
         server.stop()
-    report(out, query, wave)
+    report(out, query, wave, args.idle)
 
 
-def report(out: dict, query: dict, wave: int) -> None:
+def rekey(folder: Path, query: dict) -> list[int]:
+    """File each cached record under this code's key (a key includes a digest of the engine's
+    source, so any edit, training or not, misses a cache warmed before it): the seeds filed.
+    Only for a bench across commits whose training code is the same (preset_numbers)."""
+    from engine.config import Config
+    from engine.hub import run_key
+
+    seeds = []
+    for path in sorted(folder.glob("*.json.gz")):
+        record = json.loads(gzip.decompress(path.read_bytes()))
+        seed = record["settings"]["seed"]
+        key = run_key(Config().replace(**query, seed=seed))
+        if not (folder / f"{key}.json.gz").exists():
+            (folder / f"{key}.json.gz").write_bytes(gzip.compress(json.dumps(
+                {**record, "key": key}).encode(), 1))
+        seeds.append(seed)
+    return sorted(set(seeds))
+
+
+def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
     cap = os.environ.get("FEX_HUB_MEMORY_MB", "2560 (default)")
     print(f"setting {query}; {out['sessions']} sessions, at most {wave} at once, "
           f"{out['finished']} reached step T, {out['cache_hits']:.0f} replayed from the cache; "
@@ -122,7 +153,7 @@ def report(out: dict, query: dict, wave: int) -> None:
     print(f"peak RSS: web process {out['server_rss_peak_mb']:.0f} MB, workers "
           f"{out['workers_rss_peak_mb']:.0f} MB, together {out['total_rss_peak_mb']:.0f} MB; "
           f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB")
-    print(f"after every session left ({IDLE_S:.0f} s idle): web process "
+    print(f"after every session left ({idle_s:.0f} s idle): web process "
           f"{out['server_rss_idle_mb']:.0f} MB, workers {out['workers_rss_idle_mb']:.0f} MB")
     for err in out["errors"]:
         print(f"  error: {err}")
