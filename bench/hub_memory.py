@@ -28,6 +28,7 @@ from bench.hub_load import Watch, link, metrics
 from bench.light import session
 
 IDLE_S = 20.0  # after the last session: the hub's trim runs within seconds
+SESSION_S = 150.0  # a session refused ("the server is full") gets no frames: it ends here
 PRINT_S = 5.0  # a timeline line this often
 
 
@@ -63,7 +64,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
     while todo or running:
         while todo and len(running) < wave:
             i, q = todo.pop(0)
-            running.add(asyncio.create_task(session(url, q, i, T, 900)))
+            running.add(asyncio.create_task(session(url, q, i, T, SESSION_S)))
         done = {t for t in running if t.done()}
         results += [t.result() for t in done]
         running -= done
@@ -76,6 +77,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
         await asyncio.sleep(1.0)
     last = line.watch.rows[-1]
     return {"sessions": len(queries), "finished": sum(r.last_step >= T for r in results),
+            "no_frames": sum(r.last_step < 0 for r in results),
             "errors": [r.error for r in results if r.error][:3],
             "server_rss_start_mb": base["rss"], "workers_rss_start_mb": base["workers_rss"],
             "server_rss_peak_mb": max(r["rss"] for r in rows),
@@ -146,7 +148,8 @@ def rekey(folder: Path, query: dict) -> list[int]:
 def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
     cap = os.environ.get("FEX_HUB_MEMORY_MB", "2560 (default)")
     print(f"setting {query}; {out['sessions']} sessions, at most {wave} at once, "
-          f"{out['finished']} reached step T, {out['cache_hits']:.0f} replayed from the cache; "
+          f"{out['finished']} reached step T, {out['no_frames']} got no frame (refused), "
+          f"{out['cache_hits']:.0f} replayed from the cache; "
           f"FEX_HUB_MEMORY_MB {cap}")
     print(f"before: web process {out['server_rss_start_mb']:.0f} MB, workers "
           f"{out['workers_rss_start_mb']:.0f} MB")

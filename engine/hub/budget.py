@@ -75,6 +75,8 @@ class Budget:
 
     def fixed_mb(self, pool) -> float:
         """The worker processes themselves (an interpreter with torch each)."""
+        if pool is None:  # not started yet
+            return 0.0
         return pool.size * guard.WORKER_MB if self.counts_runs(pool) else 0.0
 
     def admit(self, cfg: Config, est: guard.Estimate, cost: float, used: float) -> None:

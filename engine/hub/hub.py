@@ -64,12 +64,14 @@ class Hub:
                                                                 client or watcher)
             elif watcher not in run.watchers:
                 if watcher not in self.watching:  # a new session costs its pages' copies
-                    self._admit(cfg, 0.0)
+                    self._admit(cfg, memory.PAYLOAD_COPIES * run.nbytes / guard.MB)
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
             if self.watching.get(watcher, key) != key:
                 self._leave(watcher)
+            if self.watching.get(watcher) != key:  # reserved until its first batch is served
+                self.payloads[watcher] = memory.PAYLOAD_COPIES * run.nbytes
             run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
             self.watching[watcher] = key
             self.clients[watcher] = client or watcher
@@ -169,16 +171,20 @@ class Hub:
         run.add(0, body["frames"])
         # its frames count like a computed run's: a hall replaying many complete runs from
         # disk is held to the cap too (ResourceError when it is full)
-        self._admit(cfg, run.nbytes / guard.MB)
+        self._admit(cfg, (1 + memory.PAYLOAD_COPIES) * run.nbytes / guard.MB)  # + its pages
         self.runs[key] = run
         self.counts["cache_hits"] += 1
         return run
 
     def _admit(self, cfg: Config, cost: float) -> None:
         """ResourceError when `cost` MB more does not fit, unwatched frames dropped first."""
-        pool = self._pool()
-        self._fit(cost)
-        self.budget.admit(cfg, guard.estimate(cfg, methods=(lead(cfg),)), cost, self._used(pool))
+        self._fit(cost)  # a replay starts no worker: without one only frames and pages count
+        try:
+            self.budget.admit(cfg, guard.estimate(cfg, methods=(lead(cfg),)), cost,
+                              self._used(self.pool))
+        except guard.ResourceError:
+            self.freed.set()  # full: collect and trim now, freed pages may be all it takes
+            raise
 
     def _drive(self, run: store.HubRun) -> None:
         """Start, restart or push on the run so that it computes what its watchers want."""

@@ -170,14 +170,15 @@ def test_a_run_replayed_from_the_disk_cache_counts_against_the_hub(tmp_path, mon
     from tests.engine.test_hub_cache_hostile import put, record
     cfg = TINY.replace(seed=21)
     put(tmp_path, record(cfg), run_key(cfg))
-    monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 0.001}")
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", "0.001")  # a replay starts no worker
     hub = Hub(lambda d, c: LocalPool(1, "tests.engine.hub_streams:CountStream", d, c),
               tmp_path)
     try:
         with pytest.raises(ConfigError, match="server is full"):
             hub.subscribe(cfg, "a")
-        monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{guard.WORKER_MB + 50}")
+        monkeypatch.setenv("FEX_HUB_MEMORY_MB", "50")
         key = hub.subscribe(cfg, "a")
         assert hub.status(key)["state"] == "done" and hub.metrics()["cache_hits_total"] == 1
+        assert hub.pool is None  # replayed: no worker started
     finally:
         hub.close()
