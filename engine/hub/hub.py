@@ -64,7 +64,7 @@ class Hub:
                                                                 client or watcher)
             elif watcher not in run.watchers:
                 if watcher not in self.watching:  # a new session costs its pages' copies
-                    self._admit(cfg, memory.PAYLOAD_COPIES * run.nbytes / guard.MB)
+                    self._admit(cfg, memory.PAYLOAD_COPIES * run.nbytes / guard.MB, keep=run)
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
@@ -176,9 +176,10 @@ class Hub:
         self.counts["cache_hits"] += 1
         return run
 
-    def _admit(self, cfg: Config, cost: float) -> None:
-        """ResourceError when `cost` MB more does not fit, unwatched frames dropped first."""
-        self._fit(cost)  # a replay starts no worker: without one only frames and pages count
+    def _admit(self, cfg: Config, cost: float, keep: store.HubRun | None = None) -> None:
+        """ResourceError when `cost` MB more does not fit, unwatched frames (not keep's) dropped
+        first."""
+        self._fit(cost, keep)  # a replay starts no worker: without one only frames and pages count
         try:
             self.budget.admit(cfg, guard.estimate(cfg, methods=(lead(cfg),)), cost,
                               self._used(self.pool))
@@ -218,14 +219,16 @@ class Hub:
         payloads = sum(self.payloads.values()) / guard.MB
         return frames + live + payloads + self.budget.fixed_mb(pool)
 
-    def _fit(self, extra_mb: float) -> None:
-        """Drop unwatched runs' frames, least recently used first, until extra_mb fits."""
+    def _fit(self, extra_mb: float, keep: store.HubRun | None = None) -> None:
+        """Drop unwatched runs' frames (not keep's), least recently used first, until extra_mb
+        fits."""
         if self.pool is None:
             return
         cap = self.budget.cap()
         # held fixed while runs are dropped: the RSS falls only after the trim
         untracked = self.measured.beyond(self.pool, self._tally(self.pool))
-        for run in [r for r in self.runs.values() if not r.watchers and r.state != "live"]:
+        for run in [r for r in self.runs.values()
+                    if not r.watchers and r.state != "live" and r is not keep]:
             if self._used(self.pool, untracked) + extra_mb <= cap:
                 return
             self._drop(run)
