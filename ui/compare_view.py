@@ -18,7 +18,7 @@ from engine.procedures.told import shown_groups, shown_rows, why_not
 from engine.reads import read_diff
 from engine.report import cell, rows_for, score_key
 from ui import limits_view
-from ui.sessions import compare_watcher
+from ui.sessions import client_id, compare_watcher
 from ui.state import CompareState, fmt_value, matching_preset
 
 TICK_BUDGET_S = 0.2  # compute per fragment tick, so the page stays responsive
@@ -101,7 +101,8 @@ def _stream(state) -> CompareStream | HubCompare:
         methods = chosen(state)
         if hub_enabled():
             _prepare(cs, state.cfg, methods)  # refused here as in the session; the hub checks too
-            cs.stream = HubCompare(state.cfg, methods, seeds, get_hub(), compare_watcher())
+            cs.stream = HubCompare(state.cfg, methods, seeds, get_hub(), compare_watcher(),
+                                   client=client_id())
         else:
             cs.stream = CompareStream(state.cfg, methods, seeds,
                                       prepare=lambda cfg: _prepare(cs, cfg, methods))

@@ -12,7 +12,7 @@ from engine.config import Config, ConfigError
 from engine.frames import FrameStream
 from engine.frames.procedure import lead, neurons
 from engine.hub import HubStream, get_hub, hub_enabled
-from ui.sessions import watcher_id
+from ui.sessions import client_id, watcher_id
 from ui.state import AppState
 
 TICK_S = 0.3  # the fragment timer (browser setInterval); ticks coalesce when the page is busy
@@ -69,7 +69,7 @@ def make_stream(cfg: Config):
     """The session's view of cfg's run: the hub's (each distinct run computed once, by worker
     processes or Ray; waits for step 0), or with FEX_WORKERS=0 a run in this session."""
     if hub_enabled():
-        return HubStream(cfg, get_hub(), watcher_id())
+        return HubStream(cfg, get_hub(), watcher_id(), client=client_id())
     return FrameStream(cfg, device="auto")
 
 

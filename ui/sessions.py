@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import weakref
 
+import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine.hub import peek_hub
@@ -35,6 +36,22 @@ def watcher_id() -> str:
 def compare_watcher() -> str:
     """This session's Compare page's name in the run hub (beside its Explore run)."""
     return watcher_id() + COMPARE
+
+
+def client_id() -> str:
+    """This session's client for the hub's fair share: the connection's address, or, from a
+    proxy on this machine (a loopback peer), the address it forwards (X-Real-IP, else the last
+    X-Forwarded-For entry: the one the proxy added). A loopback peer that forwards nothing is
+    a client of its own per session (the fair share per session, as before)."""
+    try:
+        peer, headers = st.context.ip_address, st.context.headers
+    except Exception:  # noqa: BLE001 - outside a served session (bare scripts, AppTest)
+        return watcher_id()
+    if peer is not None:
+        return f"ip:{peer}"
+    forwarded = headers.get("X-Real-IP") or (headers.get("X-Forwarded-For") or "")
+    forwarded = forwarded.split(",")[-1].strip()[:64]
+    return f"ip:{forwarded}" if forwarded else watcher_id()
 
 
 def track(session_id: str, state) -> None:

@@ -23,7 +23,7 @@ from .hub import FIRST, Hub
 from .key import canonical, code_version, run_key
 from .local import LocalPool
 from .metrics import prometheus
-from .ray_pool import RayPool
+from .ray_proc import RayProcessPool
 from .slot import FACTORY
 from .store import cache_dir
 from .stream import HubStream, RunFailed
@@ -42,7 +42,7 @@ def make_hub(workers: int | None = None, factory: str = FACTORY,
         note = ""
         if address is not None:  # Ray itself is imported only here (an optional dependency)
             try:
-                return RayPool(address, factory, deliver, crashed)
+                return RayProcessPool(address, factory, deliver, crashed, count)
             except ConfigError as err:  # a hanging or non-Ray address: serve, locally
                 note = f"Ray not joined, runs are computed on this server: {err}"
                 logging.getLogger(__name__).warning("%s", note)

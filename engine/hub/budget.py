@@ -75,6 +75,8 @@ class Budget:
 
     def fixed_mb(self, pool) -> float:
         """The worker processes themselves (an interpreter with torch each)."""
+        if pool is None:  # not started yet
+            return 0.0
         return pool.size * guard.WORKER_MB if self.counts_runs(pool) else 0.0
 
     def admit(self, cfg: Config, est: guard.Estimate, cost: float, used: float) -> None:
@@ -89,17 +91,32 @@ class Budget:
             f"server is full (its runs and frames hold about {used:.0f} MB, this run needs "
             f"{cost:.0f} MB more, {cap:g} MB allowed by {LIMIT})")
 
-    def fair(self, cfg: Config, est: guard.Estimate, cost: float, sessions: int,
-             fixed: float) -> None:
-        """ResourceError when a run needs more than one session's share: the memory beside
-        the workers split among the sessions watching runs (itself included), at least
-        FLOOR_MB, so that a few sessions cannot leave the hub full for everyone."""
-        share = max((self.cap() - fixed) / max(1, sessions), FLOOR_MB)
-        if cost <= share:
+    def fair(self, cfg: Config, est: guard.Estimate, cost: float, clients: int,
+             fixed: float, held: float = 0.0) -> None:
+        """ResourceError when a run needs more than one client's share: the memory beside the
+        workers, less one newcomer's FLOOR_MB, split among the clients watching runs (itself
+        included), at least FLOOR_MB, less what the client's other sessions already hold: a
+        few clients (or one client's many connections) cannot leave the hub full for everyone."""
+        share = max((self.cap() - fixed - FLOOR_MB) / max(1, clients), FLOOR_MB)
+        if held + cost <= share:
             return
         name = guard._largest_knob(cfg, est)
         raise guard.ResourceError(
             name, getattr(cfg, name),
             f"a smaller setting, or a run the server already holds: this run needs {cost:.0f} "
-            f"MB, more than one session's share ({share:.0f} MB: {LIMIT} shared by the "
-            f"{sessions} sessions watching runs)")
+            f"MB{f' beside the {held:.0f} MB your other pages hold' if held else ''}, more "
+            f"than one client's share ({share:.0f} MB: {LIMIT} shared by the {clients} "
+            f"clients watching runs)")
+
+
+def client_load(runs: dict, watching: dict, clients: dict, client: str) -> tuple[int, float]:
+    """(clients watching runs, this one included; MB held by runs that only this client's
+    sessions watch: their frames and, while computed, their estimate). A session without a
+    client id is a client of its own."""
+    of = {w: clients.get(w, w) for w in watching}
+    held = 0.0
+    for run in runs.values():
+        owners = {of[w] for w in run.watchers if w in of}  # not the session asking now
+        if owners == {client}:
+            held += run.nbytes / guard.MB + (run.estimate_mb if run.state == "live" else 0.0)
+    return len(set(of.values()) | {client}), held

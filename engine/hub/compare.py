@@ -19,10 +19,12 @@ BATCH = 100_000  # frames read per call: a tick takes every new one
 class HubCompare:
     """The watcher `watcher`'s view of cfg's comparison of `methods` over `seeds` seeds."""
 
-    def __init__(self, cfg: Config, methods, seeds: int, hub: Hub, watcher: str):
+    def __init__(self, cfg: Config, methods, seeds: int, hub: Hub, watcher: str,
+                 client: str | None = None):
         self.cfg, self.methods, self.seeds = cfg, tuple(methods), int(seeds)
         self.hub, self.watcher = hub, watcher
-        self.key = hub.subscribe(cfg, watcher, job=compare_job(self.methods, self.seeds))
+        self.key = hub.subscribe(cfg, watcher, job=compare_job(self.methods, self.seeds),
+                                 client=client)  # its fair share is its client's, as Explore's
         self.error = ""  # a divergence's message once done (CompareStream.error)
         self._n = 0  # frames read so far
         self._by_seed: list[dict[str, list[dict]]] = []  # seed → method → rows (shared dicts)

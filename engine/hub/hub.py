@@ -15,8 +15,9 @@ from collections import Counter
 
 from .. import guard
 from ..config import Config
+from ..frames.procedure import lead
 from . import memory, packing, store
-from .budget import Budget
+from .budget import Budget, client_load
 from .compare_job import JOB, run_estimate
 from .key import canonical, run_key
 from .slot import FACTORY
@@ -38,6 +39,8 @@ class Hub:
         self.budget = Budget()
         self.closed = False
         self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
+        self.clients: dict[str, str] = {}  # watcher -> its client (fair share per client)
+        self.measured = memory.Measured()  # the processes' real RSS, beside the tally
         # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
         self.freed = threading.Event()
         threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
@@ -46,9 +49,10 @@ class Hub:
     # ------------------------------------------------------------------ sessions' side
 
     def subscribe(self, cfg: Config, watcher: str, want: int | None = None,
-                  job: dict | None = None) -> str:
+                  job: dict | None = None, client: str | None = None) -> str:
         """Watch cfg's run (starting it if needed); its key. ConfigError when refused. job:
-        a run that is not Explore's (compare_job: a Compare comparison; held in memory only)."""
+        a run that is not Explore's (compare_job: a Compare comparison; held in memory only).
+        The fair share is per client (a session without one is its own client)."""
         key = run_key(cfg, job)
         with self.lock:
             held = key in self.runs or job is not None
@@ -58,15 +62,21 @@ class Hub:
         with self.lock:
             run = self.runs.get(key)
             if run is None:  # a refusal raises here: the watcher keeps the run it had
-                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher, job)
+                run = self._cached(cfg, key, body) or self._new(cfg, key, watcher, job,
+                                                                client or watcher)
             elif watcher not in run.watchers:
+                if watcher not in self.watching:  # a new session costs its pages' copies
+                    self._admit(cfg, memory.PAYLOAD_COPIES * run.nbytes / guard.MB, keep=run)
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
             if self.watching.get(watcher, key) != key:
                 self._leave(watcher)
+            if self.watching.get(watcher) != key:  # reserved until its first batch is served
+                self.payloads[watcher] = memory.PAYLOAD_COPIES * run.nbytes
             run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
             self.watching[watcher] = key
+            self.clients[watcher] = client or watcher
             self._touch(run)
             self._drive(run)
         return key
@@ -124,6 +134,7 @@ class Hub:
 
     def _leave(self, watcher: str) -> None:
         self.payloads.pop(watcher, None)
+        self.clients.pop(watcher, None)
         key = self.watching.pop(watcher, None)
         run = self.runs.get(key) if key else None
         if run is None:
@@ -138,15 +149,16 @@ class Hub:
             self._drop(run)
         self._fit(0.0)
 
-    def _new(self, cfg: Config, key: str, watcher: str = "",
-             job: dict | None = None) -> store.HubRun:
+    def _new(self, cfg: Config, key: str, watcher: str = "", job: dict | None = None,
+             client: str = "") -> store.HubRun:
         """A run not held anywhere: checked by the guard, sized into the hub (within the
-        session's fair share), then started."""
+        client's fair share), then started."""
         est = run_estimate(cfg, job)  # as the page's own check
         pool = self._pool()
         cost = est.memory_mb if self.budget.counts_runs(pool) else 0.0
-        sessions = len(self.watching) + (watcher not in self.watching)
-        self.budget.fair(cfg, est, cost, sessions, self.budget.fixed_mb(pool))
+        others = {w: k for w, k in self.watching.items() if w != watcher}  # its old run goes
+        clients, held = client_load(self.runs, others, self.clients, client or watcher)
+        self.budget.fair(cfg, est, cost, clients, self.budget.fixed_mb(pool), held)
         self._fit(cost)
         self.budget.admit(cfg, est, cost, self._used(pool))
         settings = {**cfg.to_dict(), JOB: job} if job else cfg.to_dict()
@@ -161,10 +173,23 @@ class Hub:
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
                            schema=body["schema"], state="done")
         run.add(0, body["frames"])
+        # its frames count like a computed run's: a hall replaying many complete runs from
+        # disk is held to the cap too (ResourceError when it is full)
+        self._admit(cfg, (1 + memory.PAYLOAD_COPIES) * run.nbytes / guard.MB)  # + its pages
         self.runs[key] = run
         self.counts["cache_hits"] += 1
-        self._fit(0.0)
         return run
+
+    def _admit(self, cfg: Config, cost: float, keep: store.HubRun | None = None) -> None:
+        """ResourceError when `cost` MB more does not fit, unwatched frames (not keep's) dropped
+        first."""
+        self._fit(cost, keep)  # a replay starts no worker: without one only frames and pages count
+        try:
+            self.budget.admit(cfg, guard.estimate(cfg, methods=(lead(cfg),)), cost,
+                              self._used(self.pool))
+        except guard.ResourceError:
+            self.freed.set()  # full: collect and trim now, freed pages may be all it takes
+            raise
 
     def _drive(self, run: store.HubRun) -> None:
         """Start, restart or push on the run so that it computes what its watchers want."""
@@ -185,21 +210,30 @@ class Hub:
         if self.runs.pop(run.key, None) is not None:
             self.freed.set()
 
-    def _used(self, pool) -> float:
+    def _used(self, pool, untracked: float | None = None) -> float:
         """MB the hub holds: every run's frames, the live runs' compute, the workers, and the
-        batch each session was last served (the web process's copies of it)."""
+        batch each session was last served (the web process's copies of it); plus what the
+        processes really hold beyond that tally (memory.Measured)."""
+        tally = self._tally(pool)
+        return tally + (self.measured.beyond(pool, tally) if untracked is None else untracked)
+
+    def _tally(self, pool) -> float:
         frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
         live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
         payloads = sum(self.payloads.values()) / guard.MB
         return frames + live + payloads + self.budget.fixed_mb(pool)
 
-    def _fit(self, extra_mb: float) -> None:
-        """Drop unwatched runs' frames, least recently used first, until extra_mb fits."""
+    def _fit(self, extra_mb: float, keep: store.HubRun | None = None) -> None:
+        """Drop unwatched runs' frames (not keep's), least recently used first, until extra_mb
+        fits."""
         if self.pool is None:
             return
         cap = self.budget.cap()
-        for run in [r for r in self.runs.values() if not r.watchers and r.state != "live"]:
-            if self._used(self.pool) + extra_mb <= cap:
+        # held fixed while runs are dropped: the RSS falls only after the trim
+        untracked = self.measured.beyond(self.pool, self._tally(self.pool))
+        for run in [r for r in self.runs.values()
+                    if not r.watchers and r.state != "live" and r is not keep]:
+            if self._used(self.pool, untracked) + extra_mb <= cap:
                 return
             self._drop(run)
 

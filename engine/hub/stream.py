@@ -24,9 +24,11 @@ class RunFailed(ConfigError):
 class HubStream:
     """One session's view of a hub run: the watcher `watcher` subscribed to cfg's run."""
 
-    def __init__(self, cfg: Config, hub: Hub, watcher: str, wait_s: float = BUILD_WAIT_S):
+    def __init__(self, cfg: Config, hub: Hub, watcher: str, wait_s: float = BUILD_WAIT_S,
+                 client: str | None = None):
         self.hub, self.watcher = hub, watcher
-        self.key = hub.subscribe(cfg, watcher)  # ConfigError: refused (guard, hub full)
+        # ConfigError: refused (guard, hub full, the client's share)
+        self.key = hub.subscribe(cfg, watcher, client=client)
         deadline = time.monotonic() + wait_s
         while True:  # the page shows its spinner meanwhile, as for a run built in the session
             st = hub.status(self.key)

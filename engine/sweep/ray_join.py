@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import select
 import signal
 import socket
 import sys
@@ -111,20 +112,35 @@ def watch_signals(address: str | None, limit: float) -> threading.Event:
     returned event once joined; the rows written so far stay in the store."""
     signals = {signal.SIGINT, signal.SIGTERM}
     signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    # a thread started before the block (numpy's OpenBLAS pool) can still take the signal;
+    # ray.init then puts a Python handler on SIGTERM that only the held main thread would run
+    # (the sweep hung in CI): the C-level handler writes the signal to this pipe from any thread
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    for sig in signals:
+        signal.signal(sig, _noted)
     joined, deadline = threading.Event(), time.monotonic() + limit
 
     def watch() -> None:
         while True:
-            got = signal.sigtimedwait(signals, WAIT_SLICE_S)
-            if got is not None:
-                _exit_now(f"error: stopped by {signal.Signals(got.si_signo).name} (the rows "
-                          "written so far stay in the store)", 128 + got.si_signo)
+            got = signal.sigtimedwait(signals, 0)
+            ready, _, _ = select.select([read_fd], [], [], WAIT_SLICE_S)
+            signo = got.si_signo if got is not None else (
+                os.read(read_fd, 1)[0] if ready else None)
+            if signo in signals:
+                _exit_now(f"error: stopped by {signal.Signals(signo).name} (the rows "
+                          "written so far stay in the store)", 128 + signo)
             if not joined.is_set() and time.monotonic() > deadline:
                 _exit_now(f"error: --address={plain(str(address), 80)} is not allowed: a Ray "
                           f"cluster that answers (none joined within {limit:g} s)", 2)
 
     threading.Thread(target=watch, daemon=True, name="signal-watch").start()
     return joined
+
+
+def _noted(signo, frame) -> None:
+    """SIGINT/SIGTERM's Python handler: the watcher thread has it from the wakeup pipe."""
 
 
 def _exit_now(line: str, code: int) -> None:

@@ -3,6 +3,7 @@ Ray actors on a local Ray head equal a FrameStream run in this process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -78,9 +79,16 @@ def free_port() -> int:
 
 @pytest.fixture
 def ray_head(tmp_path, monkeypatch):
-    """`ray start --head` on 127.0.0.1 (2 CPUs), stopped after by its own process group. Its
-    own RAY_TMPDIR: Ray's default /tmp/ray names "the current cluster" for every user of the
-    machine, so another Ray started meanwhile would be joined instead."""
+    """`ray start --head` on 127.0.0.1 (2 CPUs), stopped after by its own process group."""
+    with ray_head_process(tmp_path, monkeypatch) as (address, _):
+        yield address
+
+
+@contextlib.contextmanager
+def ray_head_process(tmp_path, monkeypatch):
+    """(address, head's Popen) of `ray start --head`; stopped after by its own process group.
+    Its own RAY_TMPDIR: Ray's default /tmp/ray names "the current cluster" for every user of
+    the machine, so another Ray started meanwhile would be joined instead."""
     ray_cli = shutil.which("ray", path=str(Path(sys.executable).parent))
     port = free_port()
     short = tempfile.mkdtemp(prefix="fexray-", dir="/tmp")  # Ray's socket paths: ≤ 107 bytes
@@ -104,7 +112,7 @@ def ray_head(tmp_path, monkeypatch):
                 assert head.poll() is None and time.monotonic() < deadline, \
                     (tmp_path / "ray.log").read_text()[-2000:]
                 time.sleep(0.5)
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", head
     finally:
         _stop_group(head)
         log.close()
