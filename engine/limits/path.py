@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from . import hinge, smooth, svm
-from .ops import DT, Dense
+from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
 PATH = (1e-2, 1e-4, 1e-6, 1e-8)  # each a full solve: four points keep the path in budget
@@ -31,6 +31,8 @@ def solve_at(prob: Problem, lam: float) -> dict:
         res = None
         if svm.fits(prob.train, obj):
             res = _certified(prob, obj, svm.libsvm(prob.train, prob.y_train, obj))
+        if isinstance(prob.train, Gram):  # the kernel form: libsvm's is the only solve
+            return res
         if res is None or not res["converged"]:  # beyond libsvm, or not certified by it
             own = _certified(prob, obj, hinge.solve(prob.train, prob.y_train, obj))
             own["detail"] += (" (no intercept: libsvm's mirrored form is slower)"
@@ -53,7 +55,7 @@ def _certified(prob: Problem, obj, res: dict) -> dict:
     cert, kind = res.get("certificate", float("inf")), "the solver's own α"
     if res.get("alpha") is not None:
         cert = min(cert, svm.gap_at(op, y, obj, value, res["alpha"]))
-    if cert > TOL:
+    if cert > TOL and not isinstance(op, Gram):  # (the margin-built α needs X's rows)
         built = svm.certificate(op, y, obj, res["w"], res["c"])[1]
         cert, kind = min((cert, kind), (built, "α from the margins"))
     return {**res, "certificate": cert, "converged": cert <= TOL, "objective_value": value,

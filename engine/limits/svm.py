@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import torch
 
-from .ops import DT, Dense
+from .ops import DT, Dense, Gram
 from .problem import TOL, Objective
 
 GRAM_BYTES = 2**30  # libsvm's Gram (n×n, 2n×2n without an intercept) is formed up to 1 GiB
@@ -32,13 +32,15 @@ def fits(op, obj: Objective) -> bool:
     readout without one took > 9 min on gfl-xor's RF at λ = 1e-4 under load, where the engine's
     Newton took 20 s) and a Gram within GRAM_BYTES (explicit features only)."""
     rows = gram_rows(op.n, obj.intercept)
-    return obj.intercept and isinstance(op, Dense) and rows * rows * 8 <= GRAM_BYTES
+    return obj.intercept and isinstance(op, Dense | Gram) and rows * rows * 8 <= GRAM_BYTES
 
 
-def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
-    """(w, c) of the hinge readout from SVC(kernel='precomputed'), certified by `certificate`."""
-    x, yn, n = op.x.numpy(), y.to(DT).numpy(), len(y)
-    gram = x @ x.T
+def libsvm(op, y: torch.Tensor, obj: Objective) -> dict:
+    """(w, c) of the hinge readout from SVC(kernel='precomputed'), certified by `certificate`
+    (on a Gram operator w is β, the coefficients of the training rows)."""
+    yn, n, kernel = y.to(DT).numpy(), len(y), isinstance(op, Gram)
+    x = None if kernel else op.x.numpy()
+    gram = op.k.numpy() if kernel else x @ x.T
     if obj.intercept:
         rows, labels, c_svm = x, yn, 1.0 / (2 * obj.lam * n)
     else:
@@ -55,7 +57,11 @@ def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
         warnings.simplefilter("ignore")
         clf.fit(gram, labels)
     del gram
-    w = torch.from_numpy(rows[clf.support_].T @ clf.dual_coef_[0])
+    if kernel:  # β: the dual coefficients α_i y_i on the support, 0 elsewhere
+        w = torch.zeros(n, dtype=DT)
+        w[torch.from_numpy(clf.support_)] = torch.from_numpy(clf.dual_coef_[0])
+    else:
+        w = torch.from_numpy(rows[clf.support_].T @ clf.dual_coef_[0])
     c = torch.tensor(float(clf.intercept_[0]), dtype=DT) if obj.intercept else None
     alpha = None
     if obj.intercept:  # libsvm's α ≤ C s_i is 1/(2λ) times ours (α ≤ s_i/n): its own dual point
@@ -94,7 +100,12 @@ def primal_value(op, y: torch.Tensor, obj: Objective, w: torch.Tensor, c) -> flo
     """P(w, c) = mean s_i max(0, 1 − y_i f_i) + λ‖w‖²."""
     y = y.to(DT)
     m = y * (op.mv(w) + (c if c is not None else 0.0))
-    return float((_box(y, obj) * (1.0 - m).clamp_min(0.0)).sum()) + obj.lam * float(w @ w)
+    return float((_box(y, obj) * (1.0 - m).clamp_min(0.0)).sum()) + obj.lam * _sq(op, w)
+
+
+def _sq(op, w: torch.Tensor) -> float:
+    """‖w‖² (on a Gram operator, βᵀKβ)."""
+    return op.sq(w) if isinstance(op, Gram) else float(w @ w)
 
 
 def gap_at(op, y: torch.Tensor, obj: Objective, primal: float, alpha: torch.Tensor) -> float:
@@ -106,8 +117,8 @@ def gap_at(op, y: torch.Tensor, obj: Objective, primal: float, alpha: torch.Tens
     if obj.intercept:
         alpha = _balance(alpha, y)
     lam = obj.lam
-    u = op.rmv(alpha * y)
-    uu, total = float(u @ u), float(alpha.sum())
+    uu, total = _sq(op, alpha * y) if isinstance(op, Gram) else _sq(op, op.rmv(alpha * y)), \
+        float(alpha.sum())
     t = min(1.0, 2 * lam * total / uu) if uu > 0 else 1.0  # D(tα) = tΣα − t²‖u‖²/(4λ)
     dual = t * total - t * t * uu / (4 * lam)
     return (primal - dual) / max(primal, 1e-300)
