@@ -80,3 +80,37 @@ def test_first_screen_gfl_cell_names_where_the_network_does_not_beat_a_limit():
     named = set(re.findall(r"`(gfl-[a-z-]+)`", got[1]))
     stored = _results("gfl.json")
     assert named == {name for name, entry in stored.items() if _not_beaten(entry)}
+
+
+LABELS = {"NTK": "ntk", "RF": "rf", "One Step": "one_step"}
+
+
+def _equal_as_printed(printed: str, value: float, percent: bool) -> bool:
+    decimals = len(printed.split(".")[1]) if "." in printed else 0
+    return float(printed) == round(100 * value if percent else value, decimals)
+
+
+def test_limits_md_gfl_rows_equal_gfl_json():
+    """docs/limits.md's table: each GFL world's network value and each method's 'at T → limit'
+    are the stored ones, to the printed decimals (a refused limit is stored as refused)."""
+    stored = _results("gfl.json")
+    rows = [line for line in ROOT.joinpath("docs/limits.md").read_text(encoding="utf-8")
+            .splitlines() if line.startswith("| gfl-")]
+    assert {re.match(r"\| (gfl-[a-z-]+)", r)[1] for r in rows} == set(stored)
+    for row in rows:
+        name = re.match(r"\| (gfl-[a-z-]+)", row)[1]
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        methods = stored[name]["methods"]
+        mse = methods["network"]["test_mse_ratio"] is not None
+        key = "test_mse_ratio" if mse else "test_acc"
+        net = re.match(r"([\d.]+)", cells[1])[1]
+        assert _equal_as_printed(net, methods["network"][key], not mse), (name, net)
+        for label, method in LABELS.items():
+            got = re.search(rf"{label} ([\d.]+)(?: %)? → (?:\*\*)?([\d.]+|refused)", cells[2])
+            assert got, (name, label)
+            assert _equal_as_printed(got[1], methods[method][key], not mse), (name, label)
+            lim = methods[method]["limit"]
+            if got[2] == "refused":
+                assert lim.get("refused"), (name, label)
+            else:
+                assert _equal_as_printed(got[2], lim[key], not mse), (name, label, got[2])
