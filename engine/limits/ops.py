@@ -4,6 +4,8 @@ by torch.func, and the exact n-dimensional embedding of an n×n Gram (the dual/k
 
 from __future__ import annotations
 
+import copy
+
 import torch
 
 DT = torch.float64
@@ -65,6 +67,21 @@ class Tangent:
         parts = [self.act, (self.slope[:, :, None] * self.z[:, None, :]).reshape(self.n, -1)]
         return Dense(torch.cat(parts + [self.slope] if self.bias else parts, dim=1))
 
+    def rows(self, sl: slice) -> Tangent:
+        """The operator of a block of rows (no copy of the arrays)."""
+        part = copy.copy(self)
+        part.act, part.slope, part.z = self.act[sl], self.slope[sl], self.z[sl]
+        part.n = part.act.shape[0]
+        return part
+
+    def gram_blocked(self, other: Tangent, block: int = 2048) -> torch.Tensor:
+        """other's rows against this one's, a block of rows at a time: the peak holds one
+        block's temporaries, not three n×n ones."""
+        out = torch.empty(other.n, self.n, dtype=DT)
+        for i in range(0, other.n, block):
+            out[i:i + block] = self.gram(other.rows(slice(i, i + block)))
+        return out
+
     def gram(self, other: Tangent) -> torch.Tensor:
         """⟨x, x'⟩ of other's rows with this one's: σσ'ᵀ + (a σ')(a σ')ᵀ ∘ (z z'ᵀ [+ 1])."""
         inner = other.z @ self.z.T
@@ -95,6 +112,24 @@ class FuncLinear:
         """Jᵀ u for u the flattened n×k output."""
         out, pull = torch.func.vjp(self.model, *self._zero)
         return torch.cat([g.reshape(-1) for g in pull(u.view(out.shape))])
+
+
+class Gram:
+    """Rows of a kernel, K (rows × n train samples): a readout's weights are the coefficients β
+    of the training rows (w = Σ β_i x_i), so X w = K β and ‖w‖² = βᵀK_train β. Formed where the
+    n×n Gram fits but its eigendecomposition (kernel_embedding, O(n³)) would not be quick."""
+
+    def __init__(self, k: torch.Tensor):
+        self.k = k.to(DT)
+        self.n, self.p = self.k.shape
+
+    def mv(self, beta: torch.Tensor) -> torch.Tensor:
+        """K β: the predictions of the rows."""
+        return self.k @ beta
+
+    def sq(self, beta: torch.Tensor) -> float:
+        """βᵀKβ (the train Gram): ‖Σ β_i x_i‖²."""
+        return float(beta @ (self.k @ beta))
 
 
 def kernel_embedding(k_train: torch.Tensor, k_test: torch.Tensor) -> tuple[Dense, Dense]:

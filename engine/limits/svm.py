@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import torch
 
-from .ops import DT, Dense
+from .ops import DT, Dense, Gram
 from .problem import TOL, Objective
 
 GRAM_BYTES = 2**30  # libsvm's Gram (n×n, 2n×2n without an intercept) is formed up to 1 GiB
@@ -32,13 +32,15 @@ def fits(op, obj: Objective) -> bool:
     readout without one took > 9 min on gfl-xor's RF at λ = 1e-4 under load, where the engine's
     Newton took 20 s) and a Gram within GRAM_BYTES (explicit features only)."""
     rows = gram_rows(op.n, obj.intercept)
-    return obj.intercept and isinstance(op, Dense) and rows * rows * 8 <= GRAM_BYTES
+    return obj.intercept and isinstance(op, Dense | Gram) and rows * rows * 8 <= GRAM_BYTES
 
 
-def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
-    """(w, c) of the hinge readout from SVC(kernel='precomputed'), certified by `certificate`."""
-    x, yn, n = op.x.numpy(), y.to(DT).numpy(), len(y)
-    gram = x @ x.T
+def libsvm(op, y: torch.Tensor, obj: Objective) -> dict:
+    """(w, c) of the hinge readout from SVC(kernel='precomputed'), certified by `certificate`
+    (on a Gram operator w is β, the coefficients of the training rows)."""
+    yn, n, kernel = y.to(DT).numpy(), len(y), isinstance(op, Gram)
+    x = None if kernel else op.x.numpy()
+    gram = op.k.numpy() if kernel else x @ x.T
     if obj.intercept:
         rows, labels, c_svm = x, yn, 1.0 / (2 * obj.lam * n)
     else:
@@ -55,9 +57,18 @@ def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
         warnings.simplefilter("ignore")
         clf.fit(gram, labels)
     del gram
-    w = torch.from_numpy(rows[clf.support_].T @ clf.dual_coef_[0])
+    if kernel:  # β: the dual coefficients α_i y_i on the support, 0 elsewhere
+        w = torch.zeros(n, dtype=DT)
+        w[torch.from_numpy(clf.support_)] = torch.from_numpy(clf.dual_coef_[0])
+    else:
+        w = torch.from_numpy(rows[clf.support_].T @ clf.dual_coef_[0])
     c = torch.tensor(float(clf.intercept_[0]), dtype=DT) if obj.intercept else None
-    return {"w": w, "c": c, "iterations": int(np.sum(clf.n_iter_)),
+    alpha = None
+    if obj.intercept:  # libsvm's α ≤ C s_i is 1/(2λ) times ours (α ≤ s_i/n): its own dual point
+        alpha = torch.zeros(n, dtype=DT)
+        alpha[torch.from_numpy(clf.support_)] = torch.from_numpy(
+            np.abs(clf.dual_coef_[0])) * 2 * obj.lam
+    return {"w": w, "c": c, "alpha": alpha, "iterations": int(np.sum(clf.n_iter_)),
             "detail": f"libsvm (scikit-learn SVC, precomputed {len(labels)}×{len(labels)} Gram"
                       + ("" if obj.intercept else ", sample mirrored: no intercept") + ")"}
 
@@ -65,28 +76,52 @@ def libsvm(op: Dense, y: torch.Tensor, obj: Objective) -> dict:
 def certificate(op, y: torch.Tensor, obj: Objective, w: torch.Tensor, c) -> tuple[float, float]:
     """(P, relative gap (P − D(α))/P) for any (w, c). α is built from the margins: s_i/n below
     1 − WINDOW, 0 above 1 + WINDOW, and on the rows between (the margin's support) the
-    bounded least-squares fit of the stationarity (`_support_dual`); with an intercept the
-    heavier class is scaled down so Σ α_i y_i = 0, then α by the t ≤ 1 maximising D(tα). Every
-    such α is dual-feasible, so D(α) ≤ P* ≤ P(w, c): the gap bounds the distance to the optimum
-    whichever solver gave w."""
+    bounded least-squares fit of the stationarity (`_support_dual`); then made feasible and
+    scaled (`gap_at`). Every such α is dual-feasible, so D(α) ≤ P* ≤ P(w, c): the gap bounds the
+    distance to the optimum whichever solver gave w."""
     y = y.to(DT)
-    n, lam = len(y), obj.lam
-    s = obj.weights(y)
-    s = torch.ones_like(y) if s is None else s
+    box = _box(y, obj)
     m = y * (op.mv(w) + (c if c is not None else 0.0))
-    primal = float((s * (1.0 - m).clamp_min(0.0)).sum()) / n + lam * float(w @ w)
-    box = s / n
+    primal = primal_value(op, y, obj, w, c)
     alpha = torch.where(m < 1.0 - WINDOW, box, torch.zeros_like(box))
     on = ((m - 1.0).abs() <= WINDOW).nonzero().flatten()
     if len(on):
-        alpha[on] = _support_dual(op, y, alpha, on, box[on], 2 * lam * w, obj.intercept)
+        alpha[on] = _support_dual(op, y, alpha, on, box[on], 2 * obj.lam * w, obj.intercept)
+    return primal, gap_at(op, y, obj, primal, alpha)
+
+
+def _box(y: torch.Tensor, obj: Objective) -> torch.Tensor:
+    """The dual's upper bounds s_i/n."""
+    s = obj.weights(y)
+    return (torch.ones_like(y) if s is None else s) / len(y)
+
+
+def primal_value(op, y: torch.Tensor, obj: Objective, w: torch.Tensor, c) -> float:
+    """P(w, c) = mean s_i max(0, 1 − y_i f_i) + λ‖w‖²."""
+    y = y.to(DT)
+    m = y * (op.mv(w) + (c if c is not None else 0.0))
+    return float((_box(y, obj) * (1.0 - m).clamp_min(0.0)).sum()) + obj.lam * _sq(op, w)
+
+
+def _sq(op, w: torch.Tensor) -> float:
+    """‖w‖² (on a Gram operator, βᵀKβ)."""
+    return op.sq(w) if isinstance(op, Gram) else float(w @ w)
+
+
+def gap_at(op, y: torch.Tensor, obj: Objective, primal: float, alpha: torch.Tensor) -> float:
+    """(P − D(tα))/P for any α: clipped to the box 0 ≤ α ≤ s/n, with an intercept the heavier
+    class scaled down so Σ α_i y_i = 0, then the t ≤ 1 maximising D(tα) — a dual-feasible point
+    whichever solver's α it came from (libsvm's, the Newton's, or built from the margins)."""
+    y = y.to(DT)
+    alpha = torch.minimum(alpha.to(DT).clamp_min(0.0), _box(y, obj))
     if obj.intercept:
         alpha = _balance(alpha, y)
-    u = op.rmv(alpha * y)
-    uu, total = float(u @ u), float(alpha.sum())
+    lam = obj.lam
+    uu, total = _sq(op, alpha * y) if isinstance(op, Gram) else _sq(op, op.rmv(alpha * y)), \
+        float(alpha.sum())
     t = min(1.0, 2 * lam * total / uu) if uu > 0 else 1.0  # D(tα) = tΣα − t²‖u‖²/(4λ)
     dual = t * total - t * t * uu / (4 * lam)
-    return primal, (primal - dual) / max(primal, 1e-300)
+    return (primal - dual) / max(primal, 1e-300)
 
 
 def _support_dual(op, y, alpha, on, upper, target, intercept) -> torch.Tensor:
