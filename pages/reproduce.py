@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import azl_cards, gfl_cards
 from ui import reproduce_cards as rc
+from ui import telling
 from ui.router import ensure_router
 from ui.state import get_state, read_url
 
@@ -32,26 +32,25 @@ def grid(items, draw, columns: int = 2) -> None:
                 draw(item)
 
 
-st.header("Figures")
-figures = list(enumerate(rc.FIGURES))
-grid(figures, lambda pair: rc.figure_card(pair[1], pair[0]), columns=3)
+figures = list(enumerate(rc.FIGURES))  # every procedure's figures of its source
+if figures:
+    st.header("Figures")
+    grid(figures, lambda pair: rc.figure_card(pair[1], pair[0]), columns=3)
 
 st.header("Tables 1–5")
 st.caption("Columns: Network · NTK · RF · One Step · Two Step · Network without input structure.")
 grid(rc.table_presets(), rc.preset_card)
 
-st.header(gfl_cards.GROUP)
-st.caption(gfl_cards.NO_EXPERIMENTS)
-grid(gfl_cards.gfl_presets(), gfl_cards.card)
-
-st.header(azl_cards.GROUP)
-st.caption(azl_cards.NO_NUMBERS)
-grid(azl_cards.azl_presets(), azl_cards.card)
+GROUPS = telling.card_groups()  # each procedure's own group of cards, from its package
+for record, presets in GROUPS:
+    st.header(record.cards.title)
+    st.caption(record.cards.note)
+    grid(presets, lambda p, record=record: telling.group_card(record, p))
 
 st.header("More presets")
 st.caption("Classroom-size settings, the theory's step sizes and the further scenarios "
            "(grouped by where they come from).")
-OWN_GROUPS = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+OWN_GROUPS = {p.name for _, presets in GROUPS for p in presets}
 for source, presets in rc.other_presets(exclude=OWN_GROUPS).items():
     st.subheader(source)
     grid(presets, rc.preset_card)

@@ -33,7 +33,7 @@ def test_the_azl_sweep_names_the_resnet_and_draws_kalpha2(tmp_path):
 
 
 def test_the_readme_picture_uses_the_same_names_and_level():
-    fig = sweep_pictures.azl_error_figure()
+    fig = sweep_pictures.picture("azl-error-vs-n")
     assert [t.name for t in fig.data] == ["3-layer ResNet", "2-layer"]
     assert fig.layout.yaxis.type == "log" and fig.layout.shapes[0].y0 == 0.72
     words = [a for a in fig.layout.annotations if "kα²" in a.text]

@@ -1,0 +1,67 @@
+"""What each procedure's package tells beside its runs (engine/procedures/views.py), drawn: its
+Guide sections, numbered in the registry's order, and its group of Reproduce cards. Nothing here
+knows a procedure: a new one's sections and cards appear by registering it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.presets import PRESETS, Preset
+from engine.procedures import RECORDS, ProcedureRecord
+from engine.procedures.views import text_of
+from ui import limit_cells as lc
+from ui import reproduce_cards as rc
+
+DRAW = {"text": st.write, "markdown": st.markdown, "latex": st.latex, "caption": st.caption,
+        "subheader": st.subheader,
+        "info": lambda body: st.info(body, icon=":material/lightbulb:")}
+
+
+def table(index: str, rows: dict) -> pd.DataFrame:
+    """A table block's frame: one row per key of rows, its index named (no empty header)."""
+    return pd.DataFrame(rows).T.rename_axis(index)
+
+
+def draw(blocks) -> None:
+    """Each (kind, body) block with its widget, top to bottom."""
+    for kind, body in blocks:
+        if kind == "table":
+            st.dataframe(table(*body), width="stretch")
+        else:
+            DRAW[kind](text_of(body))
+
+
+def guide_sections() -> list[tuple[int, str, tuple]]:
+    """(number, title, blocks) of every registered procedure's Guide sections, in order."""
+    found = [(s.title, s.blocks) for r in RECORDS.values() for s in r.guide]
+    return [(i, title, blocks) for i, (title, blocks) in enumerate(found, start=1)]
+
+
+def guide() -> None:
+    """Every procedure's Guide sections, numbered 1, 2, … across the registry."""
+    for number, title, blocks in guide_sections():
+        st.header(f"{number} · {title}")
+        draw(blocks)
+
+
+def card_groups() -> list[tuple[ProcedureRecord, list[Preset]]]:
+    """(record, its presets) of every procedure with a group of cards and presets to show, in
+    the order of the presets' registry (each group where its first preset is)."""
+    groups = [(r, rc.presets_of(r.name)) for r in RECORDS.values() if r.cards is not None]
+    order = {name: i for i, name in enumerate(PRESETS)}
+    return sorted([g for g in groups if g[1]], key=lambda g: order[g[1][0].name])
+
+
+def group_card(record: ProcedureRecord, p: Preset) -> None:
+    """One preset of a procedure's group: its title and source, the body its package tells,
+    the missing-limits note, the command and the buttons."""
+    with st.container(border=True):
+        st.markdown(f"### {p.title}")
+        st.caption(f"`{p.name}` · source: {p.source}")
+        entry = record.cards.stored().get(p.name)
+        draw(record.cards.body(p, entry, lc.limit_cell))
+        if entry is not None and lc.missing(entry["methods"]):
+            st.caption(lc.not_stored(p.name))
+        st.code(rc.command(p.name), language="bash")
+        rc.buttons(p.name, "preset")
