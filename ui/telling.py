@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.presets import PRESETS, Preset
 from engine.procedures import RECORDS, ProcedureRecord
-from engine.procedures.views import text_of
+from engine.procedures.views import sections, text_of
 from ui import limit_cells as lc
 from ui import reproduce_cards as rc
 
@@ -33,9 +33,13 @@ def draw(blocks) -> None:
 
 
 def guide_sections() -> list[tuple[int, str, tuple]]:
-    """(number, title, blocks) of every registered procedure's Guide sections, in order."""
-    found = [(s.title, s.blocks) for r in RECORDS.values() for s in r.guide]
-    return [(i, title, blocks) for i, (title, blocks) in enumerate(found, start=1)]
+    """(number, title, blocks) of every registered procedure's Guide sections: those their
+    packages give, in the registry's order, then one told from the record alone for each
+    procedure whose package gives none (so the numbers of the others stay)."""
+    records = list(RECORDS.values())
+    found = [s for r in records if r.guide for s in r.guide]
+    found += [s for r in records if not r.guide for s in sections(r)]
+    return [(i, s.title, s.blocks) for i, s in enumerate(found, start=1)]
 
 
 def guide() -> None:

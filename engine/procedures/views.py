@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Block", "CardGroup", "Figure", "GuideSection", "text_of"]
+__all__ = ["KINDS", "Block", "CardGroup", "Figure", "GuideSection", "bad_blocks", "sections",
+           "text_of"]
 
 # what a block can be: st.write, st.markdown, st.latex, st.info (a lightbulb), st.caption,
 # st.subheader, and a table: body (index name, {row: {column: cell}})
@@ -54,3 +55,28 @@ class CardGroup:
 def text_of(body) -> str:
     """A block's text: itself, or what its callable says now (stored numbers read late)."""
     return body() if callable(body) else body
+
+
+def told(record) -> GuideSection:
+    """The Guide section of a procedure whose package gives none, from its record alone: its
+    source's claim, Compare's words on what the comparison shows, its loss, stages, width and
+    default methods."""
+    stages = "; ".join(f"{name} (steps {steps})" for name, steps in record.stages) or "none"
+    facts = (f"**Loss:** {record.loss}. **Stages:** {stages}. **Width:** m = 100 gives "
+             f"{record.neurons(100):,} hidden neurons. **Compare trains by default:** "
+             + ", ".join(record.labels()[m] for m in record.defaults) + ".")
+    return GuideSection(record.label, (
+        ("markdown", f"*{record.source.citation}*: {record.source.claim}."),
+        ("text", record.table.intro), ("markdown", facts)))
+
+
+def sections(record) -> tuple[GuideSection, ...]:
+    """A procedure's Guide sections: its package's, or the one its record tells."""
+    return record.guide or (told(record),)
+
+
+def bad_blocks(record) -> list[str]:
+    """The Guide blocks of a record whose kind no page draws, as "guide 'title': kind" (a
+    card's blocks come from its body when drawn, checked by the conformance suite)."""
+    return [f"guide {s.title!r}: {kind!r}" for s in record.guide for kind, _ in s.blocks
+            if kind not in KINDS]
