@@ -23,7 +23,7 @@ c1.page_link("pages/explore.py", label="Explore: watch one network learn",
              icon=":material/scatter_plot:")
 c2.page_link("pages/compare.py", label="Compare: learned vs fixed features",
              icon=":material/compare_arrows:")
-c3.page_link("pages/reproduce.py", label="Reproduce the paper's figures",
+c3.page_link("pages/reproduce.py", label="Reproduce the sources' figures",
              icon=":material/science:")
 
 

@@ -1,4 +1,4 @@
-"""Reproduce page: one card per figure and table of the paper's appendix E, and every preset."""
+"""Reproduce page: one card per figure and table of each registered source, and every preset."""
 
 from __future__ import annotations
 
@@ -14,13 +14,14 @@ ensure_router()
 state = get_state()
 read_url(state)
 
-st.title("Reproduce the paper")
+st.title("Reproduce the sources")
 st.write(
-    "Shi, Wei & Liang (ICLR 2022), appendix E: each card names the preset that regenerates a "
-    "figure or table, shows the paper's own numbers, and loads the setting into **Explore** "
-    "(the network step by step, MDS map of the neurons) or **Compare** (all methods side by "
-    "side, the paper's numbers beside ours). Full-size runs take minutes on a CPU; the command "
-    "line runs them too and averages seeds with `--seeds 5`.")
+    "Each card names the preset that regenerates a figure, table or claim of its source, shows "
+    "the source's own numbers where it gives some, and loads the setting into **Explore** (the "
+    "network step by step, MDS map of the neurons) or **Compare** (all methods side by side, the "
+    "source's numbers beside ours). Full-size runs take minutes on a CPU; the command line runs "
+    "them too and averages seeds with `--seeds 5`. The sources:")
+st.markdown("\n".join(f"- {credit}" for credit in telling.sources()))
 
 
 def grid(items, draw, columns: int = 2) -> None:
@@ -37,9 +38,10 @@ if figures:
     st.header("Figures")
     grid(figures, lambda pair: rc.figure_card(pair[1], pair[0]), columns=3)
 
-st.header("Tables 1–5")
-st.caption("Columns: Network · NTK · RF · One Step · Two Step · Network without input structure.")
-grid(rc.table_presets(), rc.preset_card)
+for tables in telling.table_groups():  # the header its procedure tells over its table presets
+    st.header(tables.title)
+    st.caption(tables.note)
+    grid(rc.table_presets(), rc.preset_card)
 
 GROUPS = telling.card_groups()  # each procedure's own group of cards, from its package
 for record, presets in GROUPS:

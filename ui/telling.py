@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.presets import PRESETS, Preset
+from engine import scenarios
 from engine.procedures import RECORDS, ProcedureRecord
 from engine.procedures.views import sections, text_of
 from ui import limit_cells as lc
@@ -47,6 +48,22 @@ def guide() -> None:
     for number, title, blocks in guide_sections():
         st.header(f"{number} · {title}")
         draw(blocks)
+
+
+def sources() -> list[str]:
+    """Every registered procedure's and world's source, each citation once ("claim (citation)"),
+    in the registries' order: the works the Reproduce page reproduces."""
+    found = [r.source for r in RECORDS.values()]
+    found += [w.source for w in scenarios.WORLDS.values() if w.source is not None]
+    first = {}
+    for source in found:
+        first.setdefault(source.citation, source.credit())
+    return list(first.values())
+
+
+def table_groups() -> list:
+    """The table headers the procedures tell (TableGroup), in the registry's order."""
+    return [r.tables for r in RECORDS.values() if r.tables is not None]
 
 
 def card_groups() -> list[tuple[ProcedureRecord, list[Preset]]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 
 from ..method_table import Method
 from ..spec import Source, Spec
-from .views import CardGroup, Figure, GuideSection
+from .views import CardGroup, Figure, GuideSection, TableGroup
 
 __all__ = ["UNSET", "Chart", "CompareTable", "Line", "ProcedureRecord", "Source", "missing"]
 
@@ -124,6 +124,7 @@ class ProcedureRecord:
     guide: tuple[GuideSection, ...] = ()
     figures: tuple[Figure, ...] = ()
     cards: CardGroup | None = None
+    tables: TableGroup | None = None  # the header over the presets with its table numbers
 
     def stage_names(self) -> tuple[str, ...]:
         """The names of its declared stages."""

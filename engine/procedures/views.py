@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["KINDS", "Block", "CardGroup", "Figure", "GuideSection", "bad_blocks", "sections",
-           "text_of"]
+__all__ = ["KINDS", "Block", "CardGroup", "Figure", "GuideSection", "TableGroup", "bad_blocks",
+           "sections", "text_of"]
 
 # what a block can be: st.write, st.markdown, st.latex, st.info (a lightbulb), st.caption,
 # st.subheader, and a table: body (index name, {row: {column: cell}})
@@ -50,6 +50,15 @@ class CardGroup:
     note: str
     stored: Callable
     body: Callable
+
+
+@dataclass(frozen=True)
+class TableGroup:
+    """The Reproduce page's header and caption over the presets carrying the source's table
+    numbers (Preset.paper), told by the procedure whose tables they are."""
+
+    title: str
+    note: str
 
 
 def text_of(body) -> str:

@@ -201,3 +201,23 @@ def test_the_azl_group_has_a_card_per_preset_with_the_stored_numbers(at: AppTest
     assert table.loc["2-layer", "c_G"] == f"{two['c_G']:.2f}"
     k15 = ours[2]  # its own line: kα² = 1.35 with k = 15 outputs
     assert any(c.startswith("below kα² = 1.35") for c in k15.columns)
+
+
+def test_the_title_and_intro_name_every_registered_source(at: AppTest) -> None:
+    """Issue 35: the page speaks for no one paper; its intro lists each registered procedure's
+    and world's citation, read from the records, so a new one's appears by registering."""
+    from engine import scenarios
+    assert at.title[0].value == "Reproduce the sources"
+    intro = " ".join(m.value for m in at.markdown)
+    found = [r.source for r in RECORDS.values()]
+    found += [w.source for w in scenarios.WORLDS.values() if w.source is not None]
+    for source in found:
+        assert source.citation in intro, source.citation
+    assert "Daniely & Malach" in intro and "Allen-Zhu & Li" in intro
+
+
+def test_the_tables_header_is_the_one_its_procedure_tells(at: AppTest) -> None:
+    """The header and caption over the paper's table presets are the shi2022 record's data."""
+    tables = RECORDS["shi2022"].tables
+    assert tables.title in {h.value for h in at.header}
+    assert tables.note in {c.value for c in at.caption}

@@ -10,7 +10,7 @@ from ...method_table import METHOD_RECORDS as TABLE1
 from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
-from .guide import FIGURES, GUIDE
+from .guide import FIGURES, GUIDE, TABLES
 from .story import narrate
 
 SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
@@ -73,4 +73,4 @@ RECORD = ProcedureRecord(
     step_rule=lambda cfg: f"three-stage schedule ({cfg.schedule}): two large full-batch steps, "
                           "then the classifier stage",
     step_table=step_table, schedule=True, story=narrate, guide=GUIDE, figures=FIGURES,
-    stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))
+    tables=TABLES, stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))

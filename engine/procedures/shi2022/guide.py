@@ -5,7 +5,7 @@ Reproduce page offers (each with the preset that regenerates it)."""
 from __future__ import annotations
 
 from ...method_table import METHOD_RECORDS
-from ..views import Figure, GuideSection
+from ..views import Figure, GuideSection, TableGroup
 
 # Figs. 1/5/7: the network against NTK and RF, with and without input structure
 CURVE_METHODS = tuple(m.name for m in METHOD_RECORDS if m.base in ("network", "ntk", "rf"))
@@ -211,3 +211,7 @@ GUIDE = (
          "decaying Adam step, the network can find a parity from uniform inputs too.)"),
     )),
 )
+
+# the Reproduce page's header over the presets with the paper's table numbers (Preset.paper)
+TABLES = TableGroup("Tables 1–5", "Columns: Network · NTK · RF · One Step · Two Step · "
+                                  "Network without input structure.")
