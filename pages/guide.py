@@ -28,21 +28,20 @@ c3.page_link("pages/reproduce.py", label="Reproduce the sources' figures",
 
 
 def glossary() -> None:
-    """Symbols used across the dashboard: the data's, then every procedure's own probes and
-    symbols from its record (engine/procedures: what each view of it shows)."""
+    """Symbols used across the dashboard: each world's data symbols, then every procedure's own
+    probes and symbols, from their records (what each view of them shows)."""
     st.header("Symbols")
-    st.markdown(
-        "| symbol | meaning |\n|---|---|\n"
-        "| d, D | input dimension, number of dictionary patterns |\n"
-        "| k, A | number of relevant patterns, the relevant set |\n"
-        "| p_o | probability of each background pattern |\n"
-        "| γ, σ̃ | label correlation of a relevant pattern, data scale |\n"
-        "| η, λ, σ_ξ | step size, weight decay, injected noise, per stage |")
-    st.markdown("**Per training procedure** (each view shows its procedure's):\n\n"
-                "| symbol | meaning | procedure |\n|---|---|---|\n"
-                + "\n".join(f"| {_cell(term)} | {_cell(meaning)} | {who} |"
-                             for term, meaning, who in procedure_glossary()))
+    _symbols("**Per data world** (each world's record names its data's symbols)", "world",
+             telling.world_glossary())
+    _symbols("**Per training procedure** (each view shows its procedure's)", "procedure",
+             procedure_glossary())
 
+
+def _symbols(title: str, column: str, rows) -> None:
+    """One symbol table: (symbol, meaning, whose) rows under a title."""
+    st.markdown(f"{title}:\n\n| symbol | meaning | {column} |\n|---|---|---|\n"
+                + "\n".join(f"| {_cell(term)} | {_cell(meaning)} | {who} |"
+                             for term, meaning, who in rows))
 
 def keyboard() -> None:
     """Keyboard use: the player's keys (ui/player/playback.js) and moving between controls."""

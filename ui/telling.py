@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from engine.presets import PRESETS, Preset
 from engine import scenarios
+from engine.presets import PRESETS, Preset
 from engine.procedures import RECORDS, ProcedureRecord
 from engine.procedures.views import sections, text_of
 from ui import limit_cells as lc
@@ -59,6 +59,12 @@ def sources() -> list[str]:
     for source in found:
         first.setdefault(source.citation, source.credit())
     return list(first.values())
+
+
+def world_glossary() -> list[tuple[str, str, str]]:
+    """(symbol, meaning, world) of every registered world's glossary, in the registry's order."""
+    return [(term, meaning, w.label.split(":")[0]) for w in scenarios.WORLDS.values()
+            for term, meaning in w.glossary]
 
 
 def table_groups() -> list:

@@ -55,6 +55,7 @@ GLOSSARY = (
     ("relevant share", "‖relevant part‖ / (‖relevant‖ + ‖background‖) of a neuron's gradient: "
                        "1 = all along the patterns in A"),
     ("on a star", "a neuron with |cos(w_i, ±Σ_A M)| > 0.9"),
+    ("η, λ, σ_ξ", "step size, weight decay, injected noise, per stage of the schedule"),
     TEST_ACCURACY, MDS_MAP,
 )
 STEP_NOTE = ("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, the classifier "
