@@ -102,6 +102,7 @@ class WorldRecord:
     # whose world it is, when not its procedure's source (dm_parity: Daniely & Malach, trained
     # by the shi2022 procedure): the credit names both (engine.procedures.source_of)
     source: Source | None = None
+    glossary: tuple[tuple[str, str], ...] = ()  # (symbol, meaning) of its data, for the Guide
 
     @property
     def uses(self) -> tuple[str, ...]:

@@ -1,11 +1,11 @@
-"""Reproduce page: one card per figure and table of the paper's appendix E, and every preset."""
+"""Reproduce page: one card per figure and table of each registered source, and every preset."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import azl_cards, gfl_cards
 from ui import reproduce_cards as rc
+from ui import telling
 from ui.router import ensure_router
 from ui.state import get_state, read_url
 
@@ -14,13 +14,14 @@ ensure_router()
 state = get_state()
 read_url(state)
 
-st.title("Reproduce the paper")
+st.title("Reproduce the sources")
 st.write(
-    "Shi, Wei & Liang (ICLR 2022), appendix E: each card names the preset that regenerates a "
-    "figure or table, shows the paper's own numbers, and loads the setting into **Explore** "
-    "(the network step by step, MDS map of the neurons) or **Compare** (all methods side by "
-    "side, the paper's numbers beside ours). Full-size runs take minutes on a CPU; the command "
-    "line runs them too and averages seeds with `--seeds 5`.")
+    "Each card names the preset that regenerates a figure, table or claim of its source, shows "
+    "the source's own numbers where it gives some, and loads the setting into **Explore** (the "
+    "network step by step, MDS map of the neurons) or **Compare** (all methods side by side, the "
+    "source's numbers beside ours). Full-size runs take minutes on a CPU; the command line runs "
+    "them too and averages seeds with `--seeds 5`. The sources:")
+st.markdown("\n".join(f"- {credit}" for credit in telling.sources()))
 
 
 def grid(items, draw, columns: int = 2) -> None:
@@ -32,26 +33,26 @@ def grid(items, draw, columns: int = 2) -> None:
                 draw(item)
 
 
-st.header("Figures")
-figures = list(enumerate(rc.FIGURES))
-grid(figures, lambda pair: rc.figure_card(pair[1], pair[0]), columns=3)
+figures = list(enumerate(rc.FIGURES))  # every procedure's figures of its source
+if figures:
+    st.header("Figures")
+    grid(figures, lambda pair: rc.figure_card(pair[1], pair[0]), columns=3)
 
-st.header("Tables 1–5")
-st.caption("Columns: Network · NTK · RF · One Step · Two Step · Network without input structure.")
-grid(rc.table_presets(), rc.preset_card)
+for tables in telling.table_groups():  # the header its procedure tells over its table presets
+    st.header(tables.title)
+    st.caption(tables.note)
+    grid(rc.table_presets(), rc.preset_card)
 
-st.header(gfl_cards.GROUP)
-st.caption(gfl_cards.NO_EXPERIMENTS)
-grid(gfl_cards.gfl_presets(), gfl_cards.card)
-
-st.header(azl_cards.GROUP)
-st.caption(azl_cards.NO_NUMBERS)
-grid(azl_cards.azl_presets(), azl_cards.card)
+GROUPS = telling.card_groups()  # each procedure's own group of cards, from its package
+for record, presets in GROUPS:
+    st.header(record.cards.title)
+    st.caption(record.cards.note)
+    grid(presets, lambda p, record=record: telling.group_card(record, p))
 
 st.header("More presets")
 st.caption("Classroom-size settings, the theory's step sizes and the further scenarios "
            "(grouped by where they come from).")
-OWN_GROUPS = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+OWN_GROUPS = {p.name for _, presets in GROUPS for p in presets}
 for source, presets in rc.other_presets(exclude=OWN_GROUPS).items():
     st.subheader(source)
     grid(presets, rc.preset_card)

@@ -304,10 +304,10 @@ def image_limits(dockerfile, monkeypatch):
 
 def _card_presets() -> list[str]:
     """Every preset the Reproduce page shows a card for (figures, tables, groups, others)."""
-    from ui import azl_cards, gfl_cards
     from ui import reproduce_cards as rc
+    from ui.telling import card_groups
 
-    own = {p.name for p in (*gfl_cards.gfl_presets(), *azl_cards.azl_presets())}
+    own = {p.name for _, presets in card_groups() for p in presets}
     others = [p.name for ps in rc.other_presets(exclude=own).values() for p in ps]
     return [*dict.fromkeys([f.preset for f in rc.FIGURES] + [p.name for p in
             rc.table_presets()] + sorted(own) + others)]

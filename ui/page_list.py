@@ -19,7 +19,7 @@ class Page:
 PAGES = (
     Page("pages/explore.py", "Explore", ":material/scatter_plot:", "explore"),
     Page("pages/compare.py", "Compare", ":material/compare_arrows:", "compare"),
-    Page("pages/reproduce.py", "Reproduce the paper", ":material/science:", "reproduce"),
+    Page("pages/reproduce.py", "Reproduce the sources", ":material/science:", "reproduce"),
     Page("pages/sweep.py", "Sweeps", ":material/grid_on:", "sweep"),
     Page("pages/guide.py", "Guide", ":material/menu_book:", "guide"),
 )

@@ -1,10 +1,11 @@
-"""Reproduce page content: the paper's appendix-E figures and tables, and every other preset."""
+"""Reproduce page content: every procedure's figures of its source, the presets with a source's
+table, and every other preset (a procedure's own group of cards: ui/telling.py)."""
 
 from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -12,51 +13,21 @@ import streamlit as st
 
 from engine import guard, scenarios
 from engine.config import ConfigError
-from engine.methods import DEFAULT_METHODS, LABELS, METHODS, REGISTRY
+from engine.methods import LABELS, METHODS, REGISTRY
 from engine.presets import PRESETS, Preset, preset_config
-from engine.procedures import procedure_of
+from engine.procedures import RECORDS, procedure_of
+from engine.procedures.views import Figure
 from engine.report import cell
 from ui import limit_cells as lc
 
 EXPLORE, COMPARE = "pages/explore.py", "pages/compare.py"
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results" / "tables.json"
 SHORT = {m.name: m.short for m in REGISTRY}  # card-width labels
-# Figs. 1/5/7: the network against NTK and RF, with and without input structure
-CURVE_METHODS = tuple(m.name for m in REGISTRY if m.base in ("network", "ntk", "rf"))
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A figure of appendix E: what it shows, which preset regenerates it, where to look."""
-
-    title: str
-    shows: str
-    look_for: str
-    preset: str
-    page: str  # the page that draws it
-    methods: tuple[str, ...] = DEFAULT_METHODS
-
-
-FIGURES = (
-    Figure("Figure 1 / 5 — test accuracy per step, parity",
-           "Network, NTK and RF, with and without input structure, on the parity labeling.",
-           "The network reaches 100 % test accuracy; NTK and RF level off well below it (the "
-           "paper: near 86 % and 76 %; this engine at seed 0: 75 % and 79 %, see the Table 1 "
-           "card); without structure all three stay near 50 % on the test set.",
-           "paper-parity", COMPARE, CURVE_METHODS),
-    Figure("Figure 2 / 6 — MDS of the neuron weights, parity",
-           "The first-layer weights w_i at initialisation, after one step and after two, "
-           "mapped by cosine similarity, with the red star Σ_A M and the orange star −Σ_A M.",
-           "A shapeless cloud at step 0; after step 1 a few neurons lean onto ±Σ_A M, by the "
-           "sign of a_i, while most of the cloud is still away (the paper's One Step cos "
-           "0.848); after step 2 they sit on the stars (cos ≈ 0.997).",
-           "paper-parity", EXPLORE),
-    Figure("Figure 7 / 8 — interval labeling: curves and MDS",
-           "y = +1 iff the count of relevant patterns lies in [20, 30]; k = 30, m = 100, T = 200.",
-           "Network is fastest; NTK is slower but catches up to 100 %; RF stays lower (≈ 73 %). "
-           "The MDS shows the same two-step alignment as for parity.",
-           "paper-interval", COMPARE, CURVE_METHODS),
-)
+PAGES = {"explore": EXPLORE, "compare": COMPARE}  # a Figure's page word: the page it opens
+# every registered procedure's figures of its source (its package's), in the registry's order,
+# each with the methods its Compare button trains (the procedure's defaults where it names none)
+FIGURES = tuple(replace(f, methods=f.methods or r.defaults)
+                for r in RECORDS.values() for f in r.figures)
 
 
 def command(name: str) -> str:
@@ -153,7 +124,7 @@ def figure_card(fig: Figure, index: int) -> None:
         st.write(fig.shows)
         st.markdown(f"**What to look for:** {fig.look_for}")
         st.code(command(fig.preset), language="bash")
-        first = (fig.page, COMPARE if fig.page == EXPLORE else EXPLORE)
+        first = (PAGES[fig.page], COMPARE if fig.page == "explore" else EXPLORE)
         buttons(fig.preset, f"fig{index}", fig.methods, first)
 
 
@@ -180,8 +151,8 @@ def preset_card(p: Preset) -> None:
 
 
 def presets_of(procedure: str) -> list[Preset]:
-    """Presets whose world trains by `procedure` by default, in registry order (the
-    Dissertation and Allen-Zhu & Li groups)."""
+    """Presets whose world trains by `procedure` by default, in registry order (its group of
+    cards, ui/telling.py)."""
     out = []
     for p in PRESETS.values():
         try:

@@ -2,8 +2,9 @@
 (headless Chromium).
 
 Writes assets/sweep-NAME.png for each stored preset sweep docs/results/sweep-NAME.sqlite
-(all of them by default); the figures are the Sweep page's own (ui/figures.py), with the
-theory's marks added where the preset states one (the parity threshold, kα²).
+(all of them by default); the figures are the Sweep page's own (ui/figures.py), drawn as each
+sweep preset's Picture says (engine/sweep/presets.py), with the theory's marks it states (the
+parity threshold, kα²).
 """
 
 from __future__ import annotations
@@ -18,16 +19,14 @@ import pandas as pd
 from playwright.sync_api import sync_playwright
 
 from engine.config import from_dict
-from engine.sweep.presets import parity_threshold
+from engine.sweep.presets import SWEEP_PRESETS, Picture
 from scripts.serve import CHROMIUM_ARGS, find_chromium
 from ui import sweep_data as sd
 from ui.figures import heatmap, level_line, lines
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str):
-    return sd.load_frame(ROOT / f"docs/results/sweep-{name}.sqlite")
+# every stored preset sweep with a picture (its SweepPreset's, engine/sweep/presets.py)
+FIGURES = {name: p.picture for name, p in SWEEP_PRESETS.items() if p.picture is not None}
 
 
 def _lines(df, axes, metric: str, methods, x: str, title: str, fixed=None):
@@ -37,70 +36,56 @@ def _lines(df, axes, metric: str, methods, x: str, title: str, fixed=None):
     return lines(pd.concat(parts), x, title, sd.METRICS[metric], sd.method_labels(df))
 
 
-def separation_vs_k():
-    df, axes, _ = _load("separation-vs-k")
-    return _lines(df, axes, "test_acc", ("network", "ntk", "rf"), "k",
-                  "separation vs k: test accuracy (mean ± std, 3 seeds)")
-
-
-def structure_strength():
-    df, axes, _ = _load("structure-strength")
-    diff = sd.over_seeds(sd.per_seed(df, axes, "test_acc", "network", "ntk"),
-                         ["p_o", "structure"])
-    return heatmap(diff, "p_o", "structure", "structure strength: Network − NTK test "
-                   "accuracy (mean over 3 seeds)", diverging=True)
-
-
-def parity_threshold_figure():
-    """Relevant share after step 1 over n, one panel's lines per d (d = 11 solid, the second d
-    dashed), each d's (2/ξ₃)² marked."""
-    df, axes, _ = _load("gfl-parity-threshold")
-    k = from_dict(json.loads(df.config.iloc[0])).k
+def _split(df, axes, pic: Picture, methods, title: str, cfg):
+    """One set of lines per value of pic.split (the first solid, the next dashed), each value's
+    mark a dotted vertical line with its words."""
     fig = None
-    for j, d in enumerate(sorted(df.d.unique())):
-        part = _lines(df, axes, "share_1", ("one_step", "rf"), "n",
-                      f"uniform parity (k = {k}): relevant share after step 1 over n "
-                      "(mean ± std, 3 seeds)", {"d": d})
+    for j, value in enumerate(sorted(df[pic.split].unique())):
+        part = _lines(df, axes, pic.metric, methods, pic.x, title, {pic.split: value})
         for trace in part.data:
-            trace.name = f"{trace.name}, d = {d}"
+            trace.name = f"{trace.name}, {pic.split} = {value}"
             trace.line.dash = "dash" if j else "solid"
         fig = part if fig is None else fig.add_traces(part.data)
-        at = parity_threshold(int(d), k)
-        fig.add_vline(x=at, line={"dash": "dot", "color": "#777777"})
-        # an annotation on a log axis is placed in log10 units (add_vline's own misplaces it)
-        fig.add_annotation(x=math.log10(at), y=0.02 + 0.08 * j, xref="x", yref="paper",
-                           xanchor="left", showarrow=False,
-                           text=f" (2/ξ₃)² ≈ {at:,.0f} at d = {d}")
-    fig.update_xaxes(type="log", title="n (training samples, log scale)")
+        if pic.mark is not None:
+            at, words = pic.mark(cfg, value)
+            fig.add_vline(x=at, line={"dash": "dot", "color": "#777777"})
+            # an annotation on a log axis is placed in log10 units (add_vline's own misplaces it)
+            fig.add_annotation(x=math.log10(at) if pic.log_x else at, y=0.02 + 0.08 * j,
+                               xref="x", yref="paper", xanchor="left", showarrow=False,
+                               text=words)
     return fig
 
 
-def xor_gap_figure():
-    df, axes, _ = _load("gfl-xor-gap")
-    fig = _lines(df, axes, "test_acc", ("network", "one_step", "rf"), "d",
-                 "XOR mixture: test accuracy over d at n = 2 000 (mean ± std, 3 seeds)")
-    gap = sd.over_seeds(sd.per_seed(df, axes, "test_acc", "network", "rf"), ["d"])
-    fig.add_trace(lines(gap.assign(method="network − RF"), "d", "", "").data[0])
+def _gap(fig, df, axes, pic: Picture) -> None:
+    """A dotted line of a − b over x (pic.gap's name)."""
+    a, b, name = pic.gap
+    gap = sd.over_seeds(sd.per_seed(df, axes, pic.metric, a, b), [pic.x])
+    fig.add_trace(lines(gap.assign(method=name), pic.x, "", "").data[0])
     fig.data[-1].line.dash = "dot"
-    fig.update_xaxes(type="log", title="d (input dimension, log scale)")
-    return fig
 
 
-def azl_error_figure():
-    """Test error over N, the methods named as the world names them, its kα² level drawn (the
-    Sweep page's own figure and level, on a log axis)."""
-    df, axes, _ = _load("azl-error-vs-n")
-    fig = _lines(df, axes, "test_err", ("resnet3", "two_layer"), "n",
-                 "AZL world: test error over N at 900 SGD steps (mean ± std, 3 seeds)")
-    fig.update_yaxes(type="log")
-    for level, words in sd.levels(df, "test_err"):
+def picture(name: str):
+    """The README figure of a stored preset sweep, as its SweepPreset's picture describes it."""
+    pic, methods = FIGURES[name], SWEEP_PRESETS[name].spec.methods
+    df, axes, _ = sd.load_frame(ROOT / f"docs/results/sweep-{name}.sqlite")
+    cfg = from_dict(json.loads(df.config.iloc[0]))
+    title = pic.title(cfg) if callable(pic.title) else pic.title
+    if pic.versus is not None:
+        diff = sd.over_seeds(sd.per_seed(df, axes, pic.metric, *pic.versus), [pic.x, pic.y])
+        return heatmap(diff, pic.x, pic.y, title, diverging=True)
+    if pic.split is not None:
+        fig = _split(df, axes, pic, methods, title, cfg)
+    else:
+        fig = _lines(df, axes, pic.metric, methods, pic.x, title)
+    if pic.gap is not None:
+        _gap(fig, df, axes, pic)
+    if pic.log_x:
+        fig.update_xaxes(type="log", title=pic.log_x)
+    if pic.log_y:
+        fig.update_yaxes(type="log")
+    for level, words in sd.levels(df, pic.metric) if pic.levels else ():
         level_line(fig, level, words)
     return fig
-
-
-FIGURES = {"separation-vs-k": separation_vs_k, "structure-strength": structure_strength,
-           "gfl-parity-threshold": parity_threshold_figure, "gfl-xor-gap": xor_gap_figure,
-           "azl-error-vs-n": azl_error_figure}
 
 
 def main(names=None) -> None:
@@ -114,7 +99,7 @@ def main(names=None) -> None:
         browser = pw.chromium.launch(executable_path=find_chromium(), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 900, "height": 560})
         for name in names:
-            fig = FIGURES[name]()
+            fig = picture(name)
             fig.update_layout(width=880, template="plotly_white")
             html = Path(tmp) / f"{name}.html"
             fig.write_html(html, include_plotlyjs=True, full_html=True)

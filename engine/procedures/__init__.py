@@ -17,6 +17,7 @@ from .. import scenarios
 from ..errors import ConfigError
 from ..spec import Spec
 from .record import Chart, CompareTable, Line, ProcedureRecord, Source, missing
+from .views import KINDS, bad_blocks
 
 if TYPE_CHECKING:  # annotations only: the settings sit above the procedures
     from ..settings import Settings as Config  # the Protocol: engine/config.py sits above
@@ -37,6 +38,10 @@ def checked(record: ProcedureRecord) -> ProcedureRecord:
     if gaps:
         raise ValueError(f"procedure {record.name}'s record must declare "
                          + "; ".join(gaps))
+    bad = bad_blocks(record)
+    if bad:
+        raise ValueError(f"procedure {record.name}'s {bad[0]} is no block kind: one of "
+                         + ", ".join(KINDS))
     return record
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 
 from ..method_table import Method
 from ..spec import Source, Spec
+from .views import CardGroup, Figure, GuideSection, TableGroup
 
 __all__ = ["UNSET", "Chart", "CompareTable", "Line", "ProcedureRecord", "Source", "missing"]
 
@@ -119,6 +120,13 @@ class ProcedureRecord:
     # the common training settings (groups network, steps, baselines) its runs read; None: every
     # one (shi2022). The others are hidden where it trains the run and refused where given.
     reads: tuple[str, ...] | None = None
+    # what its pages tell beside its runs (engine/procedures/views.py; ui/telling.py draws them):
+    # its Guide sections, the figures of its source on Reproduce, and its group of Reproduce
+    # cards (None: its presets are cards among "More presets")
+    guide: tuple[GuideSection, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    cards: CardGroup | None = None
+    tables: TableGroup | None = None  # the header over the presets with its table numbers
 
     def stage_names(self) -> tuple[str, ...]:
         """The names of its declared stages."""

@@ -89,7 +89,15 @@ PRESETS = [
                                     "T": 200}),
 ]
 
+# the symbols of the paper's data (the Guide's table of this world)
+GLOSSARY = (
+    ("d, D", "input dimension, number of dictionary patterns"),
+    ("k, A", "number of relevant patterns, the relevant set"),
+    ("p_o", "probability of each background pattern"),
+    ("γ, σ̃", "label correlation of a relevant pattern, data scale"),
+)
+
 RECORD = WorldRecord(
     SCENARIO, "sparse coding: D dictionary patterns, k of them class-relevant (the paper)",
     make_dataset, check=check, presets=tuple(PRESETS), pattern_space=True, batched_sweeps=True,
-    procedures=("shi2022", "gfl"))
+    procedures=("shi2022", "gfl"), glossary=GLOSSARY)

@@ -3,6 +3,7 @@ settings, not the settings presets of engine/presets.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 
@@ -11,13 +12,40 @@ from .spec import SweepSpec
 
 
 @dataclass(frozen=True)
+class Picture:
+    """The README picture of a stored preset sweep, as plain data (ui/sweep_pictures.py draws it
+    with the Sweep page's own figures): lines of `metric` over `x`, one per method of the sweep
+    (mean ± std over seeds), or, with `versus`, a heat map of its first method − its second over
+    x and `y`."""
+
+    metric: str
+    x: str
+    title: str | Callable  # or (cfg: the sweep's first setting) -> the title
+    versus: tuple[str, str] | None = None  # a heat map of first − second (diverging colours)
+    y: str | None = None  # the heat map's second axis
+    gap: tuple[str, str, str] | None = None  # (a, b, name): a dotted line of a − b
+    split: str | None = None  # one set of lines per value of this axis (after the first dashed)
+    mark: Callable | None = None  # (cfg, value of split) -> (x, words): a dotted vertical line
+    log_x: str = ""  # the x axis' title on a log scale ("": linear, the page's title)
+    log_y: bool = False
+    levels: bool = False  # the world's reference levels of the metric (kα²), as the page draws
+
+
+@dataclass(frozen=True)
 class SweepPreset:
-    """A sweep, the claim it tests and the shape the paper predicts."""
+    """A sweep, the claim it tests, the shape the paper predicts and its README picture."""
 
     name: str
     spec: SweepSpec
     claim: str
     expected: str
+    picture: Picture | None = None
+
+
+def _threshold_mark(cfg, d) -> tuple[float, str]:
+    """Where step 1 starts to find the bits at this d: (2/ξ₃)², and its words."""
+    at = parity_threshold(int(d), cfg.k)
+    return at, f" (2/ξ₃)² ≈ {at:,.0f} at d = {d}"
 
 
 def majority_coefficient(d: int, size: int) -> float:
@@ -51,7 +79,8 @@ SWEEP_PRESETS = {p.name: p for p in [
         "Fixed features need a size exponential in k; the network learns Σ_A M in two steps "
         "(Theorems 1-2, Table 1).",
         "with m = 100 and n = 10 000 fixed, the network stays near 100 % test accuracy for every "
-        "odd k while NTK and RF fall towards chance (50 %) as k grows"),
+        "odd k while NTK and RF fall towards chance (50 %) as k grows",
+        Picture("test_acc", "k", "separation vs k: test accuracy (mean ± std, 3 seeds)")),
     SweepPreset(
         "structure-strength",
         SweepSpec("quick-parity", {}, (("p_o", (0.1, 0.2, 0.4, 0.6)),
@@ -60,7 +89,9 @@ SWEEP_PRESETS = {p.name: p for p in [
         "Feature learning needs input structure (A1); without it no SQ algorithm learns the "
         "labels efficiently (Theorem 3, 'w/o structure' column).",
         "with structure the network is near 100 % for every p_o (background patterns only add "
-        "noise); without structure every method stays near chance"),
+        "noise); without structure every method stays near chance",
+        Picture("test_acc", "p_o", "structure strength: Network − NTK test accuracy (mean over "
+                "3 seeds)", versus=("network", "ntk"), y="structure")),
     SweepPreset(
         "gfl-parity-threshold",
         SweepSpec("gfl-uniform-parity", {"m": PARITY_M}, (), PARITY_CELLS, 3, 0,
@@ -69,7 +100,10 @@ SWEEP_PRESETS = {p.name: p for p in [
         "relevant bits once n passes about (2/ξ_{k−1})² (Diss. B.5.5-B.5.6; spec §3.5).",
         "the relevant share after step 1 (share_1) stays near √(k/d) (0.60 at d = 11, 0.52 at "
         "d = 15) for small n and rises above 0.75 once n passes (2/ξ₃)² ≈ 5 400 (d = 11) or "
-        "15 400 (d = 15): the rise moves right with d; RF's share stays at √(k/d)"),
+        "15 400 (d = 15): the rise moves right with d; RF's share stays at √(k/d)",
+        Picture("share_1", "n", lambda cfg: f"uniform parity (k = {cfg.k}): relevant share "
+                "after step 1 over n (mean ± std, 3 seeds)", split="d", mark=_threshold_mark,
+                log_x="n (training samples, log scale)")),
     SweepPreset(
         "gfl-xor-gap",
         SweepSpec("gfl-xor", {}, (("d", (25, 50, 100, 200, 400)),), (), 3, 0,
@@ -78,14 +112,19 @@ SWEEP_PRESETS = {p.name: p for p in [
         "samples while fixed features need Ω(d²) (Diss. B.5.3, Thm B.42; spec §3.3).",
         "at fixed n = 2 000 and 4m = 400 neurons the network (and One Step) stay near 100 % "
         "test accuracy while random features fall towards chance as d grows: the gap "
-        "network − RF widens with d"),
+        "network − RF widens with d",
+        Picture("test_acc", "d", "XOR mixture: test accuracy over d at n = 2 000 (mean ± std, "
+                "3 seeds)", gap=("network", "rf", "network − RF"),
+                log_x="d (input dimension, log scale)")),
     SweepPreset(
         "azl-error-vs-n",
         SweepSpec("azl-resnet", {}, (), AZL_CELLS, 3, 0, ("resnet3", "two_layer")),
         "Only the 3-layer ResNet learns the hierarchical part G(F) from few samples; a 2-layer "
         "network learns F and no G (Allen-Zhu & Li 2019, Fig. 2 and [L241]).",
         "the ResNet's (resnet3's) test error falls below kα² = 0.72 once N is large enough, "
-        "while the 2-layer net approaches kα² from above and stays there (c_G ≈ 0)"),
+        "while the 2-layer net approaches kα² from above and stays there (c_G ≈ 0)",
+        Picture("test_err", "n", "AZL world: test error over N at 900 SGD steps (mean ± std, "
+                "3 seeds)", log_y=True, levels=True)),
 ]}
 
 

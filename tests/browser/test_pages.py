@@ -74,7 +74,7 @@ def test_a_shared_sub_page_link_on_a_fresh_server_goes_through_the_router(
         page.goto(server.url + "/compare?" + urlencode(TINY))
         wait_for_app_run(page)
         nav = page.locator('[data-testid="stSidebarNav"]')
-        expect(nav.get_by_text("Reproduce the paper")).to_be_visible(timeout=10_000)
+        expect(nav.get_by_text("Reproduce the sources")).to_be_visible(timeout=10_000)
         assert page.title() == "Feature emergence explorer"
         # the router kept the requested page: Compare, not the default Explore
         expect(page.get_by_role("heading", name="Compare", exact=False).first).to_be_visible(

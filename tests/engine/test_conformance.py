@@ -15,6 +15,7 @@ from engine.frames.compare import CompareStream
 from engine.methods import make_run
 from engine.procedures import RECORDS, checked, glossary, procedure_of, shown_terms, source_of
 from engine.procedures.told import NO_TRUTH
+from engine.procedures.views import GuideSection
 from engine.report import clean, summary_table
 from engine.run import Run
 from engine.worlds import build_world
@@ -70,6 +71,10 @@ def test_a_record_without_a_required_declaration_is_refused():
     table = replace(RECORDS["fcb2022"].table, bands=UNSET)
     with pytest.raises(ValueError, match="table.bands"):
         checked(replace(RECORDS["fcb2022"], table=table))
+    # a Guide block no page can draw is refused too, naming its section and kind
+    section = GuideSection("Its story", (("text", "fine"), ("video", "clip.mp4")))
+    with pytest.raises(ValueError, match="guide 'Its story': 'video'"):
+        checked(replace(RECORDS["fcb2022"], guide=(section,)))
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -1,7 +1,9 @@
 """The conformance suite's page part (issue 35): for every registered procedure × every world it
 trains with (tests/engine/conformance.py), Compare runs its default methods to the end in the
 real app (AppTest) and shows the run's own credit, labels and bands; Explore's offline HTML and
-GIF carry that credit."""
+GIF carry that credit. For every registered procedure, the Guide draws its sections (its
+package's, or the one its record tells) and Reproduce its figures and its group of cards (or
+its presets among the others)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,12 @@ from streamlit.testing.v1 import AppTest
 
 from engine.frames import FrameStream
 from engine.procedures import RECORDS, offered, source_of
+from engine.procedures.views import sections, text_of
 from engine.scenarios import WORLDS, reads_common
 from tests.engine.conformance import case_id, cases, tiny
 from ui import export, gif
+from ui import reproduce_cards as rc
+from ui.limit_cells import limit_cell
 from ui.state import AppState, url_params
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -137,3 +142,61 @@ def test_the_compare_legend_and_bands_are_the_records():
         assert {w for _, _, w in record.table.bands} <= notes, (name, notes)
         if name == "fcb2022":
             assert "steps 1–2" not in notes and "with structure" not in groups
+
+
+def opened(page: str) -> AppTest:
+    """A page of the app, drawn once, with no exception."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown_text(at: AppTest) -> str:
+    """Every text a page draws (st.write of a string is Markdown)."""
+    parts = (at.markdown, at.latex, at.info, at.caption, at.subheader, at.header)
+    return "\n".join(e.value for part in parts for e in part)
+
+
+@pytest.fixture(scope="module")
+def guide_page() -> AppTest:
+    return opened("pages/guide.py")
+
+
+@pytest.fixture(scope="module")
+def reproduce_page() -> AppTest:
+    return opened("pages/reproduce.py")
+
+
+@pytest.mark.parametrize("name", list(RECORDS))
+def test_the_guide_tells_every_procedure(guide_page, name):
+    """Each of its sections is a numbered header with every block's text under it."""
+    headers, text = [h.value for h in guide_page.header], shown_text(guide_page)
+    for section in sections(RECORDS[name]):
+        assert any(h.split(" · ", 1)[-1] == section.title for h in headers), (name, headers)
+        for kind, body in section.blocks:
+            assert kind == "table" or text_of(body) in text, (name, section.title, kind)
+
+
+@pytest.mark.parametrize("name", list(RECORDS))
+def test_reproduce_shows_every_procedures_figures_and_cards(reproduce_page, name):
+    """Its figures' cards; its group's header, note and each card's body (texts and tables);
+    without a group, each of its presets as a card among the others (or the download note)."""
+    at, record = reproduce_page, RECORDS[name]
+    keys, text = {b.key for b in at.button}, shown_text(at)
+    for fig in record.figures:
+        assert f"### {fig.title}" in text, (name, fig.title)
+    presets = rc.presets_of(name)
+    for p in presets:
+        assert f"preset-{p.name}-explore" in keys or rc.needs_download(p.name), (name, p.name)
+    if record.cards is None or not presets:
+        return
+    assert record.cards.title in {h.value for h in at.header} and record.cards.note in text
+    frames = [df.value for df in at.dataframe]
+    for p in presets:
+        entry = record.cards.stored().get(p.name)
+        for kind, body in record.cards.body(p, entry, limit_cell):
+            if kind == "table":
+                assert any(list(f.index) == list(body[1]) for f in frames), (name, p.name)
+            else:
+                assert text_of(body) in text, (name, p.name, kind)

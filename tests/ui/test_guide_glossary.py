@@ -70,3 +70,16 @@ def test_each_makers_terms_are_in_its_probes_text():
         text = texts[name].lower()
         for term in maker.TERMS:
             assert words.get(term, term).lower() in text, (name, term)
+
+
+def test_the_guide_defines_each_worlds_symbols_from_its_record(rows):
+    """Issue 35: the data's symbols (the paper's d, D, k, A, p_o, γ, σ̃) are the sparse-coding
+    world's record's, shown under its name; the Guide page's own file holds none of them."""
+    from engine import scenarios
+    world = scenarios.WORLDS["sparse_coding"]
+    assert {"d, D", "k, A", "p_o", "γ, σ̃"} <= {term for term, _ in world.glossary}
+    for w in scenarios.WORLDS.values():
+        for term, meaning in w.glossary:
+            assert (term, meaning, w.label.split(":")[0]) in rows, term
+    page = (Path(__file__).resolve().parents[2] / "pages" / "guide.py").read_text()
+    assert "p_o" not in page and "dictionary patterns" not in page

@@ -7,12 +7,14 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from engine.presets import preset_config
+from engine.procedures.gfl.cards import stored
 from engine.run import Run
 from engine.worlds import build_world
-from ui.gfl_cards import stored
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-GUIDE = Path(__file__).resolve().parents[2] / "pages" / "guide.py"
+ROOT = Path(__file__).resolve().parents[2]
+# the paper's Guide sections, as its procedure's package tells them
+GUIDE = ROOT / "engine" / "procedures" / "shi2022" / "guide.py"
 
 
 def test_guide_renders_the_theory_with_its_formulas() -> None:
@@ -69,7 +71,7 @@ def test_the_guides_depth_numbers_are_the_stored_results() -> None:
     at.switch_page("pages/guide.py").run()
     assert "Depth" in " ".join(h.value for h in at.header)
     text = " ".join(m.value for m in at.markdown)
-    stored = json.loads((GUIDE.parents[1] / "docs" / "results" / "azl.json").read_text())
+    stored = json.loads((ROOT / "docs" / "results" / "azl.json").read_text())
     methods = stored["presets"]["azl-resnet"]["methods"]
     assert f"test error is {methods['resnet3']['test_err']:.2f}" in text
     assert f"learns {100 * methods['resnet3']['c_G']:.0f} % of αG" in text
@@ -102,7 +104,7 @@ def test_the_guide_lists_every_key_of_the_player() -> None:
     """The Keyboard section (issue 34) names each key the player answers, read from its code."""
     import re
 
-    js = (GUIDE.parents[1] / "ui" / "player" / "playback.js").read_text(encoding="utf-8")
+    js = (ROOT / "ui" / "player" / "playback.js").read_text(encoding="utf-8")
     table = re.search(r"const KEYS = \{(.*?)\};", js, re.S).group(1)
     keys = re.findall(r'"?([^",{}:\s]+|" ")"?\s*:\s*"\w+"', table)
     keys = [" " if k == '" "' else k for k in keys]

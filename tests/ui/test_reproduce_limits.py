@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import azl_cards, limit_cells
-from ui.gfl_cards import stored
+from engine.procedures.gfl.cards import stored
+from engine.procedures.resnet3.cards import stored as azl_stored
+from ui import limit_cells
 from ui.reproduce_cards import paper_table, stored_results
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -53,7 +54,7 @@ def test_azl_cards_show_the_kernels_stored_limits(at: AppTest) -> None:
     captions = [c.value for c in at.caption]
     assert limit_cells.not_stored("azl-resnet") not in captions
     ours = [df.value for df in at.dataframe if "test error · converged limit" in df.value.columns]
-    lim = azl_cards.stored()["azl-resnet"]["methods"]["ntk"]["limit"]
+    lim = azl_stored()["azl-resnet"]["methods"]["ntk"]["limit"]
     assert ours and ours[0].loc["NTK (2-layer)", "test error · converged limit"] == \
         f"{lim['test_err']:.3f} (cert. {lim['certificate']:.0e})"
     assert ours[0].loc["3-layer ResNet", "test error · converged limit"] == "—"

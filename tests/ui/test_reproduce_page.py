@@ -11,10 +11,21 @@ from streamlit.testing.v1 import AppTest
 from engine.compare import Comparison
 from engine.config import summary_line
 from engine.presets import PRESETS, preset_config
+from engine.procedures import RECORDS
+from engine.procedures.gfl.cards import GROUP, stored
+from engine.procedures.shi2022.guide import CURVE_METHODS
 from engine.report import cell
-from ui import azl_cards
-from ui.gfl_cards import GROUP, gfl_presets, stored
-from ui.reproduce_cards import CURVE_METHODS, FIGURES, command, paper_table, stored_results
+from ui.reproduce_cards import FIGURES, command, paper_table, presets_of, stored_results
+
+AZL = RECORDS["resnet3"].cards  # the AZL world's group of cards, from its procedure's package
+
+
+def gfl_presets():
+    return presets_of("gfl")
+
+
+def azl_presets():
+    return presets_of("resnet3")
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TABLE_PRESETS = [n for n, p in PRESETS.items() if p.paper]
@@ -40,7 +51,7 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
     assert all(command(n) in codes for n in PRESETS)
     tables = [df.value for df in at.dataframe]
     # + the chapter-3 cards and the AZL cards
-    assert len(tables) == len(TABLE_PRESETS) + len(gfl_presets()) + len(azl_cards.azl_presets())
+    assert len(tables) == len(TABLE_PRESETS) + len(gfl_presets()) + len(azl_presets())
     table1 = tables[0]
     assert table1.loc["Test % · paper", "NTK"] == "86.4"
     assert table1.loc["Cos · paper", "NTK"] == "NA"
@@ -53,7 +64,7 @@ def test_a_card_for_every_table_preset_with_the_papers_numbers(at: AppTest) -> N
 
 
 def test_every_other_preset_has_a_card_grouped_by_source(at: AppTest) -> None:
-    own_groups = {p.name for p in (*gfl_presets(), *azl_cards.azl_presets())}
+    own_groups = {p.name for p in (*gfl_presets(), *azl_presets())}
     others = [p for p in PRESETS.values() if not p.paper and p.name not in own_groups]
     assert others, "quick-parity and theory-parity are always registered"
     for p in others:
@@ -172,16 +183,16 @@ def test_the_dissertation_chapter_3_group_has_a_card_per_gfl_preset(at: AppTest)
 def test_the_azl_group_has_a_card_per_preset_with_the_stored_numbers(at: AppTest) -> None:
     """Issue 24 item 4: Figure 2's claims beside our numbers over three seeds, per method, with
     whether each is below kα² (the source gives no per-method numbers)."""
-    names = [p.name for p in azl_cards.azl_presets()]
+    names = [p.name for p in azl_presets()]
     assert names == ["azl-resnet", "azl-literal", "azl-k15", "azl-n1000"]
     assert all(f"preset-{n}-explore" in keys(at) for n in names)
-    assert azl_cards.GROUP in {h.value for h in at.header}
+    assert AZL.title in {h.value for h in at.header}
     assert any("every number here is ours" in c.value for c in at.caption)
     claims = [m.value for m in at.markdown if m.value.startswith("**The source's claims:**")]
     assert len(claims) == 4 and "[L241]" in claims[0]
     ours = [df.value for df in at.dataframe if "c_G" in df.value.columns]
     assert len(ours) == 4
-    entry = azl_cards.stored()["azl-resnet"]
+    entry = AZL.stored()["azl-resnet"]
     res, two = entry["methods"]["resnet3"], entry["methods"]["two_layer"]
     table = ours[0]
     assert table.loc["3-layer ResNet", "test error"].startswith(f"{res['test_err']:.3f}")
@@ -190,3 +201,23 @@ def test_the_azl_group_has_a_card_per_preset_with_the_stored_numbers(at: AppTest
     assert table.loc["2-layer", "c_G"] == f"{two['c_G']:.2f}"
     k15 = ours[2]  # its own line: kα² = 1.35 with k = 15 outputs
     assert any(c.startswith("below kα² = 1.35") for c in k15.columns)
+
+
+def test_the_title_and_intro_name_every_registered_source(at: AppTest) -> None:
+    """Issue 35: the page speaks for no one paper; its intro lists each registered procedure's
+    and world's citation, read from the records, so a new one's appears by registering."""
+    from engine import scenarios
+    assert at.title[0].value == "Reproduce the sources"
+    intro = " ".join(m.value for m in at.markdown)
+    found = [r.source for r in RECORDS.values()]
+    found += [w.source for w in scenarios.WORLDS.values() if w.source is not None]
+    for source in found:
+        assert source.citation in intro, source.citation
+    assert "Daniely & Malach" in intro and "Allen-Zhu & Li" in intro
+
+
+def test_the_tables_header_is_the_one_its_procedure_tells(at: AppTest) -> None:
+    """The header and caption over the paper's table presets are the shi2022 record's data."""
+    tables = RECORDS["shi2022"].tables
+    assert tables.title in {h.value for h in at.header}
+    assert tables.note in {c.value for c in at.caption}

@@ -33,7 +33,7 @@ def test_the_azl_sweep_names_the_resnet_and_draws_kalpha2(tmp_path):
 
 
 def test_the_readme_picture_uses_the_same_names_and_level():
-    fig = sweep_pictures.azl_error_figure()
+    fig = sweep_pictures.picture("azl-error-vs-n")
     assert [t.name for t in fig.data] == ["3-layer ResNet", "2-layer"]
     assert fig.layout.yaxis.type == "log" and fig.layout.shapes[0].y0 == 0.72
     words = [a for a in fig.layout.annotations if "kα²" in a.text]
@@ -66,3 +66,23 @@ def test_the_paper_worlds_sweep_keeps_the_engine_names(tmp_path):
     text = " ".join(m.value for m in at.markdown)
     shown = text.replace("\\", "")  # the echo escapes '='
     assert "**k=7**" in shown and "k=7" in text.split("[Open in Explore](")[1], text
+
+
+def test_every_sweep_presets_picture_is_drawn_as_it_declares():
+    """Each stored preset sweep's Picture (engine/sweep/presets.py) draws, from the data alone:
+    its title (the sweep's own k in a callable one), one line per method (per value of its split
+    axis), a log x axis where it asks for one, its difference line."""
+    from engine.sweep.presets import SWEEP_PRESETS
+
+    assert set(sweep_pictures.FIGURES) == {n for n, p in SWEEP_PRESETS.items() if p.picture}
+    for name, pic in sweep_pictures.FIGURES.items():
+        fig = sweep_pictures.picture(name)
+        methods = SWEEP_PRESETS[name].spec.methods
+        title = fig.layout.title.text
+        assert title == pic.title or title.startswith("uniform parity (k = 4)"), (name, title)
+        splits = 2 if pic.split else 1  # the parity threshold sweep: d = 11 and d = 15
+        lines = 1 if pic.versus else len(methods) * splits + bool(pic.gap)
+        assert len(fig.data) == lines, (name, [t.name for t in fig.data])
+        assert (fig.layout.xaxis.type == "log") == bool(pic.log_x), name
+    marks = [a.text for a in sweep_pictures.picture("gfl-parity-threshold").layout.annotations]
+    assert marks == [" (2/ξ₃)² ≈ 5,350 at d = 11", " (2/ξ₃)² ≈ 15,406 at d = 15"], marks

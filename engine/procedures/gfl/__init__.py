@@ -14,6 +14,7 @@ from ...scenarios.gfl.options import BIASES, ETA1_RULES, INITS, KEEP_WEIGHTS, GF
 from ...spec import Spec
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import ACCURACY, MDS_MAP, MSE, TEST_ACCURACY, WEIGHT_SHARE, regression
+from .cards import CARDS, GUIDE
 from .learners import METHODS
 from .run import GFLRun
 
@@ -111,7 +112,8 @@ RECORD = ProcedureRecord(
     "gfl", "Shi 2024, Algorithm 1 (gradient feature learning)", ("binary", "regression"),
     tuple(BY_NAME[m] for m in METHODS), METHODS, make_run, SOURCE, TABLE,
     neurons=lambda m: 4 * m, run_bytes=run_bytes, glossary=GLOSSARY, frame="gfl",
-    settings=SETTINGS, loss="hinge loss max(0, 1 − y·g(x)) (squared error on a regression world)",
+    settings=SETTINGS, guide=GUIDE, cards=CARDS,
+    loss="hinge loss max(0, 1 − y·g(x)) (squared error on a regression world)",
     step_rule=lambda cfg: "Algorithm 1: one large full-batch step, then the classifier stage",
     step_table=lambda run, world: {"note": STEP_NOTE, "rows": run.step_sizes()},
     stages=(("step 1 (reset)", "1"), ("classifier stage", "2–T")), schedule=False,

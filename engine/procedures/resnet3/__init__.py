@@ -14,6 +14,7 @@ from ...scenarios.azl.data import TEST_PROBE
 from ...spec import Spec
 from ..record import Chart, CompareTable, Line, ProcedureRecord, Source
 from ..rows import ERROR, MDS_MAP, WEIGHT_SHARE
+from .cards import CARDS, GUIDE
 from .explore import ExploreRun
 from .narrate import narrate
 from .run import AZLRun, AZLWorld, azl_world
@@ -164,7 +165,7 @@ RECORD = ProcedureRecord(
     settings=SETTINGS, run_bytes=run_bytes, explore_run=explore_run,
     run_gflop=lambda cfg, methods, embed: run_gflop(cfg, methods, embed, ALIASES),
     frame="azl", charts=CHARTS, glossary=GLOSSARY, aliases=ALIASES, narrate=narrate_step,
-    header=header, reads=("m", "T", "batch"),
+    header=header, reads=("m", "T", "batch"), guide=GUIDE, cards=CARDS,
     loss="mean squared error ½‖out − y‖² with weight decay",
     step_rule=lambda cfg: f"SGD with momentum {cfg.azl_momentum:g}, step sizes ×0.1 from epoch "
                           f"{cfg.azl_drop_epoch}",

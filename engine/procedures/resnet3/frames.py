@@ -22,7 +22,7 @@ from ...frames.frame import rounded
 from ...frames.limits import Curve
 from ...frames.procedure import record
 
-# one colour per method, the charts' and the Compare figures' (ui/azl_figures.py reads these)
+# one colour per method, in the chart specs this maker sends in meta (the player draws them)
 COLORS = {"resnet3": "#0072B2", "fc3": "#CC79A7", "two_layer": "#009E73", "ntk": "#E69F00",
           "last_layer": "#D55E00"}
 FIXED = ("ntk", "last_layer")  # the fixed-feature methods: each gets its converged limit

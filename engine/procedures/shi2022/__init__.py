@@ -11,6 +11,7 @@ from ...preset import COLUMNS
 from ..record import Chart, CompareTable, ProcedureRecord, Source
 from ..rows import MDS_MAP, TEST_ACCURACY, accuracy_rows
 from ..told import reads_structure
+from .guide import FIGURES, GUIDE, TABLES
 from .story import narrate
 
 SOURCE = Source("Shi, Wei & Liang, ICLR 2022",
@@ -71,6 +72,7 @@ GLOSSARY = (
     ("relevant share", "‖relevant part‖ / (‖relevant‖ + ‖background‖) of a neuron's gradient: "
                        "1 = all along the patterns in A"),
     ("on a star", "a neuron with |cos(w_i, ±Σ_A M)| > 0.9"),
+    ("η, λ, σ_ξ", "step size, weight decay, injected noise, per stage of the schedule"),
     TEST_ACCURACY, MDS_MAP,
 )
 STEP_NOTE = ("What the schedule computed for this data (Lemma 23's η⁽¹⁾ and η⁽²⁾, the classifier "
@@ -88,5 +90,5 @@ RECORD = ProcedureRecord(
     frame="engine", loss="hinge loss max(0, 1 − y·g(x)) with weight decay",
     step_rule=lambda cfg: f"three-stage schedule ({cfg.schedule}): two large full-batch steps, "
                           "then the classifier stage",
-    step_table=step_table, schedule=True, story=narrate,
-    stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))
+    step_table=step_table, schedule=True, story=narrate, guide=GUIDE, figures=FIGURES,
+    tables=TABLES, stages=(("step 1", "1"), ("step 2", "2"), ("classifier", "3–T")))
