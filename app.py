@@ -16,18 +16,28 @@ from ui.page_list import DEFAULT, DEFAULT_URL_PATH, PAGES  # noqa: E402
 # The app's numpy work is small matrices, where OpenBLAS threads only add contention.
 threadpoolctl.threadpool_limits(1, user_api="blas")
 
-st.set_page_config(page_title="Feature emergence explorer", page_icon="🧠",
-                   layout="wide")
-# The same hub start as asgi.py's lifespan (there it already ran, and this returns at once):
-# under `streamlit run app.py` the first page starts the workers before it subscribes.
-start_hub()
-# The default page runs under an internal name (st.navigation serves it at "/"); its hidden
-# twin answers a shared link to its own address.
-navigation = [st.Page(p.script, title=p.title, icon=p.icon, default=p is DEFAULT,
-                      url_path=DEFAULT_URL_PATH if p is DEFAULT else p.slug) for p in PAGES]
-navigation.append(st.Page(DEFAULT.script, title=DEFAULT.title, url_path=DEFAULT.slug,
-                          visibility="hidden"))
-page = st.navigation(navigation)
-a11y.page_setup()  # contrast, focus ring, reduced motion, focusable scroll regions
-present.copy_link()  # at the top of every page: the address holds the setting and the view
-router.run(page)
+
+def main() -> None:
+    """Configure the page, start the hub, route to the chosen page."""
+    st.set_page_config(page_title="Feature emergence explorer", page_icon="🧠",
+                       layout="wide")
+    # The same hub start as asgi.py's lifespan (there it already ran, and this returns at once):
+    # under `streamlit run app.py` the first page starts the workers before it subscribes.
+    start_hub()
+    # The default page runs under an internal name (st.navigation serves it at "/"); its hidden
+    # twin answers a shared link to its own address.
+    navigation = [st.Page(p.script, title=p.title, icon=p.icon, default=p is DEFAULT,
+                          url_path=DEFAULT_URL_PATH if p is DEFAULT else p.slug) for p in PAGES]
+    navigation.append(st.Page(DEFAULT.script, title=DEFAULT.title, url_path=DEFAULT.slug,
+                              visibility="hidden"))
+    page = st.navigation(navigation)
+    a11y.page_setup()  # contrast, focus ring, reduced motion, focusable scroll regions
+    present.copy_link()  # at the top of every page: the address holds the setting and the view
+    router.run(page)
+
+
+# A hub worker spawned while Streamlit held this page as __main__ (a rerun can put it back
+# during local._bare_main's spawn) imports it as __mp_main__: it must neither start a hub of
+# its own nor draw a page.
+if __name__ != "__mp_main__":
+    main()

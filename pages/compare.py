@@ -54,8 +54,8 @@ def setting_row() -> None:
     if preset is not None:
         paper_numbers(preset)
     elif state.preset is None and PROC.table.claims_note:  # a source with numbers to show
-        st.caption("Pick a paper preset in the sidebar (Tables 1–5) to see the paper's numbers "
-                   "beside ours.")
+        st.caption(f"Pick a preset of {source_of(state.cfg).citation} in the sidebar to see "
+                   "its published numbers beside ours.")
 
 
 def paper_numbers(preset) -> None:

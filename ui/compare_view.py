@@ -66,9 +66,8 @@ def key_for(state, seeds: int) -> tuple:
 def reset(state) -> None:
     """Forget the comparison, its seeds and its messages (the method list stays); a hub's
     comparison nobody else watches stops."""
-    close = getattr(state.compare.stream, "close", None)
-    if close is not None:
-        close()
+    if state.compare.stream is not None:
+        state.compare.stream.close()
     state.compare = CompareState(methods=state.compare.methods)
 
 

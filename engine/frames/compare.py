@@ -178,3 +178,6 @@ class CompareStream:
     def limits(self) -> dict:
         """method → converged limit of those computed so far."""
         return background.ready(self)
+
+    def close(self) -> None:
+        """Nothing to leave: the comparison lives in this session (HubCompare leaves the hub)."""

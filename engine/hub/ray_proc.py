@@ -180,7 +180,7 @@ class RayProcessPool:
         if self.local is not None:
             self.local.close()
         process = getattr(self, "process", None)
-        if process is not None:
+        if process is not None and process.pid is not None:  # a spawn that failed never ran
             self._send(("exit",))
             process.join(timeout=5)
             if process.is_alive():

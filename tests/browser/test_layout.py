@@ -35,7 +35,7 @@ def test_the_preset_box_names_the_preset_the_defaults_are(page: Page, app_server
     preset = re.compile("^paper-parity — ")
     expect(box).to_have_value(preset, timeout=60_000)
     main = page.locator('[data-testid="stMain"]')
-    pick = main.get_by_text("Pick a paper preset")
+    pick = main.get_by_text("Pick a preset of Shi, Wei & Liang")
     expect(main.get_by_text("The paper's numbers")).to_be_visible()  # the page agrees
     expect(pick).to_have_count(0)
     slider = page.locator('[data-testid="stSlider"]').filter(has_text="p_o").get_by_role("slider")

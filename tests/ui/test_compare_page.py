@@ -214,14 +214,14 @@ def test_command_line_for_a_paper_preset() -> None:
 
 
 def test_the_default_setting_is_known_as_the_paper_preset() -> None:
-    """Opened on the default setting the page said "Pick a paper preset" while the preset box
+    """Opened on the default setting the page said "Pick a (paper) preset" while the preset box
     showed paper-parity, and picking it again changed nothing."""
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert at.selectbox(key="w_preset").value == "paper-parity"
     texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
-    assert not any("Pick a paper preset" in t for t in texts), texts
+    assert not any("Pick a preset of" in t for t in texts), texts
     assert any("preset **paper-parity**" in t for t in texts), texts
     assert any("The paper's numbers" in t for t in texts), texts
 
