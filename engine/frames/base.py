@@ -115,7 +115,7 @@ class Maker:
         nothing the record does not declare is drawn."""
         drawn, at = self.chart_specs(marks), 0
         for c in self.own_charts():  # the record's charts no spec here draws: their curves
-            drawn[c.name] = charts.own_chart(f"own{at}", c.title, c.axis, c.curves, at)
+            drawn[c.name] = charts.own_chart(f"own{at}", c.title, c.axis, c.curves, at, c.log)
             at += len(c.curves)
         return [{**drawn[c.name], "name": c.name} for c in record(self.world.cfg).charts
                 if "explore" in c.views and drawn.get(c.name) is not None]

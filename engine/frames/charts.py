@@ -40,14 +40,16 @@ def chart(key: str, title: str, sub: str, curves: list[dict], *, lo: float = 0,
             "limits": limits, "note": note, "counts": counts, "height": height}
 
 
-def own_chart(key: str, title: str, axis: str, curves: tuple[str, ...], at: int) -> dict:
+def own_chart(key: str, title: str, axis: str, curves: tuple[str, ...], at: int,
+              log: bool = False) -> dict:
     """A record's declared chart no maker draws: its curves (Snapshot.scalars() keys) read from
     the frames' `own` column (one list per frame, this chart's curves from index `at`), its
-    axis following its values."""
+    axis following its values (whole decades of its positive values where the record asks
+    for a log axis)."""
     palette = (BLUE, VERM, GREEN, ORANGE, PURPLE, SKY)
     lines = [series(name, "own", palette[j % len(palette)], dash=DASHES[j % len(DASHES)],
                     index=at + j) for j, name in enumerate(curves)]
-    return {**chart(key, title, axis, lines, fmt="num"), "own": True}
+    return {**chart(key, title, axis, lines, fmt="num", log=log), "own": True}
 
 
 def score_chart(score: str) -> dict:

@@ -259,6 +259,21 @@ def test_a_record_declaring_only_accuracy_gets_only_that_chart(monkeypatch):
     assert [c["name"] for c in stream.meta()["charts"]] == ["accuracy"]
 
 
+@pytest.mark.parametrize("log", [True, False])
+def test_an_own_chart_keeps_the_records_log_axis(monkeypatch, log):
+    """A declared chart no maker draws (drawn from its curves) keeps the record's log flag: the
+    player drew every such chart on a linear axis whatever the record asked."""
+    from engine.procedures.record import Chart
+
+    record = RECORDS["shi2022"]
+    extra = Chart("losses", "Train loss", ("train_loss",), "hinge loss", log=log)
+    monkeypatch.setitem(RECORDS, "shi2022", replace(record, charts=(*record.charts, extra)))
+    stream = FrameStream(tiny("sparse_coding", "shi2022"), device="cpu")
+    stream.advance()
+    chart = {c["name"]: c for c in stream.meta()["charts"]}["losses"]
+    assert chart["own"] and chart["log"] is log
+
+
 def test_fcb_labels_its_four_centres_with_counts():
     """fcb-xor's map marks ±µ₁, ±µ₂ each with its count of neurons (cos > 0.9, signed)."""
     stream = played(("fcb2022", "fcb"))

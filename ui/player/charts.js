@@ -220,7 +220,7 @@ Object.assign(FE, (() => {
     return {key: c.key, title: c.title, sub: c.sub, lo: c.lo, hi: c.hi, ticks: c.ticks, log: c.log,
       fmt: FMT[c.fmt] || String, say: SAY[c.fmt] || String, series, lines: c.lines,
       levels: c.limits ? FE.limitLevels : null,
-      range: c.counts ? countAxis : c.own ? ownAxis(c.series.map(column)) : null,
+      range: c.counts ? countAxis : c.own ? ownAxis(c.series.map(column), c.log) : null,
       note: c.note ? (st, i) => noteText(c.note, st, i) : null};
   }
 
@@ -233,8 +233,18 @@ Object.assign(FE, (() => {
   }
 
   /* A record's own chart (engine.frames.charts.own_chart): from its lowest value (0 at most)
-   * to a round number above its largest so far. */
-  function ownAxis(cols) {
+   * to a round number above its largest so far; on a log axis, the whole decades around its
+   * positive values (a value ≤ 0 is drawn at the bottom edge, ▼, and said so). */
+  function ownAxis(cols, log) {
+    if (log) return (st) => {
+      let lo = Infinity, hi = 0;
+      for (const col of cols) for (const v of col(st)) if (v !== null && isFinite(v) && v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+      if (!(hi > 0)) return {lo: 0.1, hi: 10, ticks: [0.1, 1, 10]};
+      const a = Math.floor(Math.log10(lo)), b = Math.max(a + 1, Math.ceil(Math.log10(hi)));
+      const ticks = [];
+      for (let e = a; e <= b; e += Math.max(1, Math.ceil((b - a) / 5))) ticks.push(10 ** e);
+      return {lo: 10 ** a, hi: 10 ** b, ticks};
+    };
     return (st) => {
       let lo = 0, hi = 1e-9;
       for (const col of cols) for (const v of col(st)) if (v !== null && isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
