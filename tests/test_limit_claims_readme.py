@@ -114,3 +114,19 @@ def test_limits_md_gfl_rows_equal_gfl_json():
                 assert lim.get("refused"), (name, label)
             else:
                 assert _equal_as_printed(got[2], lim[key], not mse), (name, label, got[2])
+
+
+def test_limits_md_fcb_row_equals_its_results_file():
+    """docs/limits.md's fcb-xor row: the network and each 'at T → limit' are fcb-xor.json's (λ → 0,
+    issue 36: the NTK's max-margin limit 73.1 %, not the 84.05 % of a 1e-4 tie-break)."""
+    stored = _results("fcb-xor.json")
+    row = next(line for line in ROOT.joinpath("docs/limits.md").read_text(encoding="utf-8")
+               .splitlines() if line.startswith("| fcb-xor"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert _equal_as_printed(re.match(r"([\d.]+)", cells[1])[1], stored["network"], True)
+    for label, method in (*LABELS.items(), ("Two Step", "two_step")):
+        got = re.search(rf"{label} ([\d.]+) → (?:\*\*)?([\d.]+)", cells[2])
+        entry = stored["methods"][method]
+        assert got and entry["converged"] and entry["limit_kind"].startswith("λ → 0"), label
+        assert _equal_as_printed(got[1], entry["at_T"], True), (label, got[1])
+        assert _equal_as_printed(got[2], entry["limit"], True), (label, got[2])
