@@ -130,3 +130,17 @@ def test_limits_md_fcb_row_equals_its_results_file():
         assert got and entry["converged"] and entry["limit_kind"].startswith("λ → 0"), label
         assert _equal_as_printed(got[1], entry["at_T"], True), (label, got[1])
         assert _equal_as_printed(got[2], entry["limit"], True), (label, got[2])
+
+
+def test_readme_dm_line_equals_its_results_file():
+    """The README's Daniely & Malach line (RF at T, RF's and Two Step's limits, the network)
+    quotes docs/results/dm-sparse-parity.json to the printed decimal."""
+    stored = _results("dm-sparse-parity.json")
+    got = re.search(r"random features ([\d.]+) % at T against the network's ([\d.]+) % \(their "
+                    r"converged limit ([\d.]+) %; Two Step's is ([\d.]+) %", _readme())
+    assert got, "the README's dm-sparse-parity line"
+    rf, two = stored["methods"]["rf"], stored["methods"]["two_step"]
+    for printed, value in ((got[1], rf["at_T"]), (got[2], stored["network"]),
+                           (got[3], rf["limit"]), (got[4], two["limit"])):
+        assert _equal_as_printed(printed, value, True), (printed, value)
+    assert rf["converged"] and two["converged"]
