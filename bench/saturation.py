@@ -68,6 +68,7 @@ async def burst(url: str, pid: int, query: str, count: int, T: int, timeout_s: f
             "last_s": round(span, 2), "server_cpu": round(cpu, 2),
             "server_rss_mb": round(peak), "rss_per_session_mb": round((peak - idle_mb) / count, 2),
             "client_cpu": round((time.process_time() - c0) / (time.monotonic() - t0), 2),
+            "asks": sum(r.asks for r in results),  # batches lost and asked again
             "errors": [r.error for r in results if r.error][:3],
             "load": [round(x, 1) for x in os.getloadavg()]}
 
@@ -95,7 +96,8 @@ def line(r: dict) -> str:
     return (f"{r['sessions']:4d} sessions: {r['finished']} finished, {r['frames_per_s']:8.0f} "
             f"frames/s, step T median {r['median_s']} s / last {r['last_s']} s, server CPU "
             f"{r['server_cpu']:.2f} cores, RSS {r['server_rss_mb']} MB "
-            f"({r['rss_per_session_mb']:+.2f} MB/session), clients CPU {r['client_cpu']:.2f}, "
+            f"({r['rss_per_session_mb']:+.2f} MB/session), re-asks {r['asks']}, clients CPU "
+            f"{r['client_cpu']:.2f}, "
             f"load {r['load'][0]}")
 
 
