@@ -73,8 +73,10 @@ async def burst(url: str, pid: int, query: str, count: int, T: int, timeout_s: f
             "load": [round(x, 1) for x in os.getloadavg()]}
 
 
-async def drive(url: str, pid: int, counts: list[int], query: dict, timeout_s: float) -> dict:
-    """Warm the link, then the phases until saturation; {idle_mb, warm, rows, why}."""
+async def drive(url: str, pid: int, counts: list[int], query: dict, timeout_s: float,
+                live: bool = False) -> dict:
+    """Warm the link, then the phases until saturation; {idle_mb, warm, rows, why}. live:
+    each phase on a fresh seed, its sessions watching the run while the hub computes it."""
     T = int(query["T"])
     q = link(query, SEED, T)
     warm = await phase(url, pid, [q], T, timeout_s)  # the run computed once, here
@@ -82,7 +84,8 @@ async def drive(url: str, pid: int, counts: list[int], query: dict, timeout_s: f
     idle_mb = _proc(pid)[0]
     rows, why = [], ""
     for count in counts:
-        rows.append(await burst(url, pid, q, count, T, timeout_s, idle_mb))
+        seeded = link(query, SEED + count, T) if live else q
+        rows.append(await burst(url, pid, seeded, count, T, timeout_s, idle_mb))
         print(line(rows[-1]), file=sys.stderr, flush=True)
         why = saturated(rows)
         if why:
@@ -101,19 +104,20 @@ def line(r: dict) -> str:
             f"load {r['load'][0]}")
 
 
-def run(counts: list[int], query: dict, timeout_s: float) -> dict:
+def run(counts: list[int], query: dict, timeout_s: float, live: bool = False) -> dict:
     """Start the served app, drive it, stop it."""
     from bench.load import start_server
 
     server = start_server()
     load0 = os.getloadavg()
     try:
-        coro = drive(server.url, server.process.pid, counts, query, timeout_s)
+        coro = drive(server.url, server.process.pid, counts, query, timeout_s, live)
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             out = pool.submit(asyncio.run, coro).result()
     finally:
         server.stop()
     return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "query": query,
+            "live": live,
             "cpus": os.cpu_count(), "load_start": [round(x, 1) for x in load0],
             "load_end": [round(x, 1) for x in os.getloadavg()], **out}
 
@@ -125,11 +129,14 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the link (default: the paper default, T = 600)")
     p.add_argument("--timeout", type=float, default=600, help="seconds per phase")
+    p.add_argument("--live", action="store_true",
+                   help="each phase on a fresh seed: sessions watch a run being computed")
     p.add_argument("--out", help="write the figures as JSON here")
     args = p.parse_args(argv)
     query = {"T": "600", **dict(kv.split("=", 1) for kv in args.set)}
-    out = run([int(c) for c in args.counts.split(",")], query, args.timeout)
-    print(f"link {query}; idle server {out['idle_mb']} MB; load {out['load_start']} → "
+    out = run([int(c) for c in args.counts.split(",")], query, args.timeout, args.live)
+    how = "live" if args.live else "warmed"
+    print(f"link {query} ({how}); idle server {out['idle_mb']} MB; load {out['load_start']} → "
           f"{out['load_end']} on {out['cpus']} CPUs")
     for r in out["rows"]:
         print(line(r))
