@@ -103,12 +103,14 @@ def main(argv=None) -> None:
     ap.add_argument("--cache", help="FEX_FRAME_CACHE: complete runs replayed from disk")
     ap.add_argument("--rekey", action="store_true", help="file the cache's records under this "
                     "code's keys and cycle the sessions over their seeds")
+    ap.add_argument("--clones", type=int, default=0, help="with --rekey: file this many distinct "
+                    "runs (seeds seed0..), each a copy of a warmed record under its own key")
     args = ap.parse_args(argv)
     query = {"n": args.n, "n_test": max(200, args.n // 4), "m": args.m, "T": args.T,
              "batch": min(100, args.n)}
     seeds = list(range(args.seed0, args.seed0 + args.sessions))
     if args.rekey:
-        seeds = rekey(Path(args.cache), query)
+        seeds = rekey(Path(args.cache), query, args.seed0, args.clones)
         print(f"{len(seeds)} cached runs (seeds {seeds[0]}..{seeds[-1]}) filed under this code's "
               "keys", flush=True)
     queries = [link(query, seeds[i % len(seeds)], args.T) for i in range(args.sessions)]
@@ -126,23 +128,30 @@ def main(argv=None) -> None:
     report(out, query, wave, args.idle)
 
 
-def rekey(folder: Path, query: dict) -> list[int]:
+def rekey(folder: Path, query: dict, seed0: int = 0, clones: int = 0) -> list[int]:
     """File each cached record under this code's key (a key includes a digest of the engine's
     source, so any edit, training or not, misses a cache warmed before it): the seeds filed.
-    Only for a bench across commits whose training code is the same (preset_numbers)."""
+    Only for a bench across commits whose training code is the same (preset_numbers).
+    clones: seeds seed0.. each get a copy of a warmed record (cycled) under their own key and
+    setting, so a hold on many distinct runs needs only a few computed (each copy holds as
+    much memory as a run of its own; its numbers are the warmed seed's)."""
     from engine.config import Config
     from engine.hub import run_key
+    from engine.hub.key import canonical
 
-    seeds = []
-    for path in sorted(folder.glob("*.json.gz")):
-        record = json.loads(gzip.decompress(path.read_bytes()))
-        seed = record["settings"]["seed"]
-        key = run_key(Config().replace(**query, seed=seed))
+    records = [json.loads(gzip.decompress(p.read_bytes()))
+               for p in sorted(folder.glob("*.json.gz"))]
+    warmed = sorted({r["settings"]["seed"] for r in records})
+    records = [next(r for r in records if r["settings"]["seed"] == s) for s in warmed]
+    seeds = warmed if not clones else list(range(seed0, seed0 + clones))
+    for i, seed in enumerate(seeds):
+        record = records[i % len(records)] if clones else records[i]
+        cfg = Config().replace(**query, seed=seed)
+        key = run_key(cfg)
         if not (folder / f"{key}.json.gz").exists():
             (folder / f"{key}.json.gz").write_bytes(gzip.compress(json.dumps(
-                {**record, "key": key}).encode(), 1))
-        seeds.append(seed)
-    return sorted(set(seeds))
+                {**record, "key": key, "settings": canonical(cfg)}).encode(), 1))
+    return seeds
 
 
 def report(out: dict, query: dict, wave: int, idle_s: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import weakref
 
@@ -47,11 +48,34 @@ def client_id() -> str:
         peer, headers = st.context.ip_address, st.context.headers
     except Exception:  # noqa: BLE001 - outside a served session (bare scripts, AppTest)
         return watcher_id()
-    if peer is not None:
+    return client_of(peer, header_lines(headers), watcher_id())
+
+
+def header_lines(headers) -> list[tuple[str, str]]:
+    """Every (name, value) line of st.context.headers (its mapping gives only a name's first)."""
+    return [(k, v) for k in headers for v in headers.get_all(k)]
+
+
+def client_of(peer: str | None, lines, session: str) -> str:
+    """client_id from the connection's peer address (None from loopback, as st.context gives
+    it), its header lines ((name, value) pairs, names in any case; a header may come in several
+    lines, the proxy's last) and the session's own id."""
+    if peer is not None and not _loopback(peer):
         return f"ip:{peer}"
-    forwarded = headers.get("X-Real-IP") or (headers.get("X-Forwarded-For") or "")
+    named: dict[str, list[str]] = {}
+    for name, value in lines:
+        named.setdefault(str(name).lower(), []).append(str(value))
+    # the last entry of the last line: the one the proxy added (a browser's own come before)
+    forwarded = ",".join(named.get("x-real-ip") or named.get("x-forwarded-for") or [""])
     forwarded = forwarded.split(",")[-1].strip()[:64]
-    return f"ip:{forwarded}" if forwarded else watcher_id()
+    return f"ip:{forwarded}" if forwarded else session
+
+
+def _loopback(peer: str) -> bool:
+    try:
+        return ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        return False
 
 
 def track(session_id: str, state) -> None:

@@ -38,11 +38,12 @@ class Hub:
         self.counts = Counter()  # computed, steps, cache_hits
         self.budget = Budget()
         self.closed = False
-        self.payloads: dict[str, int] = {}  # watcher -> bytes of the last batch it was served
         self.clients: dict[str, str] = {}  # watcher -> its client (fair share per client)
         self.measured = memory.Measured()  # the processes' real RSS, beside the tally
         # a run was dropped: a thread gives its memory back, outside the lock (memory.py)
         self.freed = threading.Event()
+        # the batch each session was last served (freed ones: a fresh /proc read, a trim)
+        self.payloads = memory.Payloads(self.measured, self.freed)
         threading.Thread(target=memory.trimmer, args=(self,), name="fex-hub-trim",
                          daemon=True).start()
 
@@ -66,14 +67,14 @@ class Hub:
                                                                 client or watcher)
             elif watcher not in run.watchers:
                 if watcher not in self.watching:  # a new session costs its pages' copies
-                    self._admit(cfg, memory.PAYLOAD_COPIES * run.nbytes / guard.MB, keep=run)
+                    self._admit(cfg, memory.reserve_mb(run.nbytes), keep=run)
                 self.counts["cache_hits"] += run.state == "done"
                 if run.crashed:  # a new watcher of a run whose worker died: try it again
                     run.state, run.error, run.crashed = "stopped", "", False
             if self.watching.get(watcher, key) != key:
                 self._leave(watcher)
             if self.watching.get(watcher) != key:  # reserved until its first batch is served
-                self.payloads[watcher] = memory.PAYLOAD_COPIES * run.nbytes
+                self.payloads.reserve(watcher, run.nbytes)
             run.watchers[watcher] = max(run.watchers.get(watcher, 0), want or self.first)
             self.watching[watcher] = key
             self.clients[watcher] = client or watcher
@@ -112,7 +113,7 @@ class Hub:
             size = memory.payload_bytes(out["frames"])
             with self.lock:
                 if watcher in self.watching:
-                    self.payloads[watcher] = size
+                    self.payloads.served(watcher, size)
         return out
 
     def status(self, key: str) -> dict:
@@ -133,7 +134,7 @@ class Hub:
     # ------------------------------------------------------------------ bookkeeping
 
     def _leave(self, watcher: str) -> None:
-        self.payloads.pop(watcher, None)
+        self.payloads.drop(watcher)
         self.clients.pop(watcher, None)
         key = self.watching.pop(watcher, None)
         run = self.runs.get(key) if key else None
@@ -175,7 +176,7 @@ class Hub:
         run.add(0, body["frames"])
         # its frames count like a computed run's: a hall replaying many complete runs from
         # disk is held to the cap too (ResourceError when it is full)
-        self._admit(cfg, (1 + memory.PAYLOAD_COPIES) * run.nbytes / guard.MB)  # + its pages
+        self._admit(cfg, run.nbytes / guard.MB + memory.reserve_mb(run.nbytes))  # + its pages
         self.runs[key] = run
         self.counts["cache_hits"] += 1
         return run
@@ -215,13 +216,13 @@ class Hub:
         batch each session was last served (the web process's copies of it); plus what the
         processes really hold beyond that tally (memory.Measured)."""
         tally = self._tally(pool)
-        return tally + (self.measured.beyond(pool, tally) if untracked is None else untracked)
+        return tally + (self.measured.beyond(pool, tally, self.payloads.pending_mb())
+                        if untracked is None else untracked)
 
     def _tally(self, pool) -> float:
         frames = sum(r.nbytes for r in self.runs.values()) / guard.MB
         live = sum(r.estimate_mb for r in self.runs.values() if r.state == "live")
-        payloads = sum(self.payloads.values()) / guard.MB
-        return frames + live + payloads + self.budget.fixed_mb(pool)
+        return frames + live + self.payloads.mb() + self.budget.fixed_mb(pool)
 
     def _fit(self, extra_mb: float, keep: store.HubRun | None = None) -> None:
         """Drop unwatched runs' frames (not keep's), least recently used first, until extra_mb
@@ -230,7 +231,8 @@ class Hub:
             return
         cap = self.budget.cap()
         # held fixed while runs are dropped: the RSS falls only after the trim
-        untracked = self.measured.beyond(self.pool, self._tally(self.pool))
+        untracked = self.measured.beyond(self.pool, self._tally(self.pool),
+                                         self.payloads.pending_mb())
         for run in [r for r in self.runs.values()
                     if not r.watchers and r.state != "live" and r is not keep]:
             if self._used(self.pool, untracked) + extra_mb <= cap:

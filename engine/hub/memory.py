@@ -16,9 +16,14 @@ import os
 import time
 
 MIN_GAP_S = 2.0  # a trim walks the heap (~10 ms per GB): not more often than this
-# the web process's copies of one batch it serves a session: the joined base64 and lists, the
-# component's JSON, its protobuf and the WebSocket frame (measured by bench/hub_memory.py)
-PAYLOAD_COPIES = 4
+# the web process's copies of one batch it serves a session, on Streamlit 1.67's
+# st.components.v2 path: the joined base64 and lists, json.dumps for the element, the proto's
+# UTF-8 copy, json.dumps(sort_keys) for the widget's identity, the ForwardMsg serialized for
+# its hash, again for the WebSocket, and the framed message. 7 also matches what a session
+# was measured to cost (bench/hub_memory.py: ~54 MB a session on runs of ~7.7 MB of frames;
+# 4 copies were reserved then and the web process went past the cap)
+PAYLOAD_COPIES = 7
+BASE64 = 4 / 3  # a run's frames are held as raw bytes, served as base64 text
 _last = [0.0]
 
 
@@ -66,6 +71,53 @@ def payload_bytes(frames: dict) -> int:
     return PAYLOAD_COPIES * total
 
 
+class Payloads:
+    """The batch each session was last served, in bytes of the web process's copies of it,
+    and the sessions still waiting for their first (a reserve: their run's whole frames).
+    A reserve is not in the RSS yet, so it counts on top of the measured memory too."""
+
+    def __init__(self, measured: Measured | None = None, freed=None):
+        self.bytes: dict[str, int] = {}
+        self.pending: set[str] = set()
+        self.measured, self.freed = measured, freed  # told when a count changes or falls
+
+    def reserve(self, watcher: str, run_nbytes: int) -> None:
+        self.bytes[watcher] = int(reserve_mb(run_nbytes) * 2**20)
+        self.pending.add(watcher)
+
+    def served(self, watcher: str, nbytes: int) -> None:
+        """A batch was served: counted until the next one."""
+        fell = nbytes < self.bytes.get(watcher, 0)
+        self.bytes[watcher] = nbytes
+        self.pending.discard(watcher)
+        self._changed(fell)
+
+    def drop(self, watcher: str) -> None:
+        """The session left: its copies are freed."""
+        self.pending.discard(watcher)
+        self._changed(bool(self.bytes.pop(watcher, 0)))
+
+    def _changed(self, fell: bool) -> None:
+        # the RSS lags the count both ways: read /proc at the next admission; freed copies
+        # go back to the system only after a trim (trimmer)
+        if self.measured is not None:
+            self.measured.stale()
+        if fell and self.freed is not None:
+            self.freed.set()
+
+    def mb(self) -> float:
+        return sum(self.bytes.values()) / 2**20
+
+    def pending_mb(self) -> float:
+        return sum(self.bytes[w] for w in self.pending) / 2**20
+
+
+def reserve_mb(run_nbytes: int) -> float:
+    """MB a session's first batch of a run holding run_nbytes of frames costs the web process
+    (Payloads.reserve's count)."""
+    return PAYLOAD_COPIES * BASE64 * run_nbytes / 2**20
+
+
 def rss_mb(pid: int | str = "self") -> float:
     """Resident memory of a process in MB, from /proc (0 where there is none: not Linux, gone)."""
     try:
@@ -87,9 +139,14 @@ class Measured:
         self.base = rss_mb()
         self.at, self.value = 0.0, 0.0
 
-    def beyond(self, pool, tally: float) -> float:
-        """MB the processes hold beyond the hub's tally (0 where the tally is larger)."""
-        return max(0.0, self.mb(pool) - tally)
+    def beyond(self, pool, tally: float, pending: float = 0.0) -> float:
+        """MB the processes hold, plus the reserves not in their RSS yet (`pending`), beyond
+        the hub's tally (0 where the tally is larger)."""
+        return max(0.0, self.mb(pool) + pending - tally)
+
+    def stale(self) -> None:
+        """Read /proc at the next look: memory was freed or a big batch was just counted."""
+        self.at = 0.0
 
     def mb(self, pool) -> float:
         now = time.monotonic()

@@ -6,6 +6,7 @@ the stream is tests/engine/hub_streams.py's CountStream."""
 
 from __future__ import annotations
 
+import base64
 import subprocess
 import sys
 
@@ -180,5 +181,37 @@ def test_a_run_replayed_from_the_disk_cache_counts_against_the_hub(tmp_path, mon
         key = hub.subscribe(cfg, "a")
         assert hub.status(key)["state"] == "done" and hub.metrics()["cache_hits_total"] == 1
         assert hub.pool is None  # replayed: no worker started
+    finally:
+        hub.close()
+
+
+@pytest.mark.skipif(memory.rss_mb() == 0, reason="reads /proc")
+def test_a_session_not_yet_served_counts_on_top_of_what_the_processes_hold(tmp_path,
+                                                                           monkeypatch):
+    # sessions were admitted before their pages arrived: their reserve was compared with the
+    # tally, which the measured RSS already exceeded, so it counted nothing and a burst of them
+    # took the web process ~310 MB past the cap (issue 38 High 2, session 14's bench)
+    from tests.engine.test_hub_cache_hostile import put, record
+    cfg = TINY.replace(m=2000, T=400, seed=22)
+    body = record(cfg)
+    body["frames"]["w"] = base64.b64encode(bytes(range(256)) * 96 * (cfg.T + 1)).decode()
+    put(tmp_path, body, run_key(cfg))  # a complete run of ~10 MB of frames, replayed
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", "100000")
+    hub = Hub(lambda d, c: LocalPool(1, "tests.engine.hub_streams:CountStream", d, c),
+              tmp_path)
+    try:
+        hub.start()  # its worker counts as in a served hub (a replay itself starts none)
+        key = hub.subscribe(cfg, "a")  # waits for its first batch: a reserve
+        reserve = memory.PAYLOAD_COPIES * hub.runs[key].nbytes / guard.MB  # its pages' copies
+        assert reserve > 20
+        untracked = b"\x01" * (700 * 2**20)  # the RSS is past the tally, as in the issue
+        hub.measured.at = 0.0  # read /proc now
+        held = hub.measured.mb(hub.pool)
+        assert held > hub._tally(hub.pool)
+        assert hub.metrics()["memory_mb"] >= held + 0.9 * reserve
+        monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{held + 1.5 * reserve:.1f}")
+        with pytest.raises(ConfigError, match="server is full"):
+            hub.subscribe(cfg, "b")  # a's pages and b's would not fit beside what is held
+        del untracked
     finally:
         hub.close()

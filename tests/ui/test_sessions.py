@@ -72,3 +72,38 @@ def test_an_ended_session_leaves_its_explore_and_compare_runs_on_the_hub(tracked
     sessions.release_ended(mgr)
     assert sessions.release_ended(mgr) == 1
     assert left == ["closed", "closed" + sessions.COMPARE]  # both watchers of the session
+
+
+# ---------------------------------------------------------------- client_id (issue 38, 8)
+# the hub's fair share is per client: these pin down who a client is, on Streamlit's own
+# headers object as st.context gives it (peer None: a loopback connection)
+
+def client(peer, *lines, session="s1"):
+    from streamlit.runtime.context import StreamlitHeaders
+
+    return sessions.client_of(peer, sessions.header_lines(StreamlitHeaders(lines)), session)
+
+
+def test_a_remote_peer_is_its_own_client_whatever_it_forwards():
+    assert client("203.0.113.7") == "ip:203.0.113.7"
+    # a browser's own headers choose nothing: only a proxy on this machine is believed
+    assert client("203.0.113.7", ("X-Real-IP", "10.9.9.9"),
+                  ("X-Forwarded-For", "10.8.8.8")) == "ip:203.0.113.7"
+    assert client("2001:db8::5") == "ip:2001:db8::5"
+
+
+@pytest.mark.parametrize("peer", [None, "127.0.0.2", "::1"])
+def test_a_local_proxy_forwards_the_client(peer):
+    assert client(peer, ("X-Real-IP", "198.51.100.4"),
+                  ("X-Forwarded-For", "1.1.1.1, 198.51.100.9")) == "ip:198.51.100.4"
+    # the proxy's entry is the last of the last line: a browser's forged ones come first
+    assert client(peer, ("x-forwarded-for", "1.1.1.1, 198.51.100.9")) == "ip:198.51.100.9"
+    assert client(peer, ("X-Forwarded-For", "6.6.6.6"),
+                  ("X-Forwarded-For", "198.51.100.9")) == "ip:198.51.100.9"
+
+
+def test_a_local_connection_forwarding_nothing_is_a_client_per_session():
+    assert client(None, session="s1") == "s1"
+    assert client(None, ("X-Forwarded-For", " "), session="s2") == "s2"
+    assert client(None, ("X-Real-IP", "9" * 500)) == "ip:" + "9" * 64  # kept short
+    assert sessions.client_id() == sessions.watcher_id() == "bare"  # outside a session
