@@ -114,3 +114,33 @@ def test_limits_md_gfl_rows_equal_gfl_json():
                 assert lim.get("refused"), (name, label)
             else:
                 assert _equal_as_printed(got[2], lim[key], not mse), (name, label, got[2])
+
+
+def test_limits_md_fcb_row_equals_its_results_file():
+    """docs/limits.md's fcb-xor row: the network and each 'at T → limit' are fcb-xor.json's (λ → 0,
+    issue 36: the NTK's max-margin limit 73.1 %, not the 84.05 % of a 1e-4 tie-break)."""
+    stored = _results("fcb-xor.json")
+    row = next(line for line in ROOT.joinpath("docs/limits.md").read_text(encoding="utf-8")
+               .splitlines() if line.startswith("| fcb-xor"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert _equal_as_printed(re.match(r"([\d.]+)", cells[1])[1], stored["network"], True)
+    for label, method in (*LABELS.items(), ("Two Step", "two_step")):
+        got = re.search(rf"{label} ([\d.]+) → (?:\*\*)?([\d.]+)", cells[2])
+        entry = stored["methods"][method]
+        assert got and entry["converged"] and entry["limit_kind"].startswith("λ → 0"), label
+        assert _equal_as_printed(got[1], entry["at_T"], True), (label, got[1])
+        assert _equal_as_printed(got[2], entry["limit"], True), (label, got[2])
+
+
+def test_readme_dm_line_equals_its_results_file():
+    """The README's Daniely & Malach line (RF at T, RF's and Two Step's limits, the network)
+    quotes docs/results/dm-sparse-parity.json to the printed decimal."""
+    stored = _results("dm-sparse-parity.json")
+    got = re.search(r"random features ([\d.]+) % at T against the network's ([\d.]+) % \(their "
+                    r"converged limit ([\d.]+) %; Two Step's is ([\d.]+) %", _readme())
+    assert got, "the README's dm-sparse-parity line"
+    rf, two = stored["methods"]["rf"], stored["methods"]["two_step"]
+    for printed, value in ((got[1], rf["at_T"]), (got[2], stored["network"]),
+                           (got[3], rf["limit"]), (got[4], two["limit"])):
+        assert _equal_as_printed(printed, value, True), (printed, value)
+    assert rf["converged"] and two["converged"]
