@@ -21,18 +21,19 @@ import streamlit as st
 from engine import guard
 from engine.config import ConfigError
 from engine.echo import markdown_plain, plain
+from engine.hub import hub_enabled
 from engine.methods import METHODS
 from engine.presets import PRESETS
 from engine.sweep import SweepSpec, load, run_sweep
 from engine.sweep.spec import check, parse_fixed, parse_methods, parse_pair, parse_values
 from ui.state import SweepState
 from ui.sweep_data import claim_pair
+from ui.sweep_hub import TMP_PREFIX, run_hub
 
 ROOT = Path(__file__).resolve().parents[1]
 STORED = ("sweeps/*.sqlite", "docs/results/sweep-*.sqlite")
 MAX_PAGE_RUNS = 24  # settings × seeds a page may run (each also within engine/guard.py)
 MAX_FORM_TEXT = 2000  # characters of a form field: a grid of a few hundred values
-TMP_PREFIX = "fex-sweep-"
 TMP_MAX_AGE_S = 3600  # a page run takes minutes: an older folder is a killed server's
 PICK_KEY = "sweep_pick"  # the picker widget's key
 # page sweeps running at once on the server (each holds a core for up to FEX_MAX_SECONDS):
@@ -198,6 +199,25 @@ def run_in_tmp(spec: SweepSpec, on_unit) -> tuple[dict, bytes]:
         return res, Path(res["path"]).read_bytes()
 
 
+def run_spec(state: SweepState, spec: SweepSpec) -> tuple[dict, bytes]:
+    """Run the sweep on the hub (shared, within its budget) or, with FEX_WORKERS=0, in this
+    session (one at a time, MAX_RUNNING on the server); (result, store bytes)."""
+    if hub_enabled():
+        return run_hub(spec, progress())
+    with page_slot(state):
+        return run_in_tmp(spec, progress())
+
+
+def progress():
+    """A progress bar and its tick(units done, units[, rows])."""
+    bar = st.progress(0.0, text="checking every cell against the server's limits")
+
+    def tick(i: int, n: int, rows=None) -> None:
+        bar.progress(i / max(1, n), text=f"{i} / {n} runs done")
+
+    return tick
+
+
 def run_form(state: SweepState) -> None:
     """A small grid run here, with a progress bar (every cell within the server's guard)."""
     with st.expander("Run a small sweep here", expanded=False), st.form("sweep_form"):
@@ -214,13 +234,7 @@ def run_form(state: SweepState) -> None:
         return
     try:
         spec = spec_from_form(preset, [g1, g2], fixed, int(seeds), methods)
-        with page_slot(state):
-            bar = st.progress(0.0, text="checking every cell against the server's limits")
-
-            def tick(i: int, n: int, rows: list[dict]) -> None:
-                bar.progress(i / n, text=f"{i} / {n} runs done")
-
-            res, data = run_in_tmp(spec, tick)
+        res, data = run_spec(state, spec)
     except ConfigError as err:
         st.error(f"Cannot run this sweep: {markdown_plain(str(err))}", icon=":material/block:")
         return

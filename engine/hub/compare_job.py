@@ -15,6 +15,7 @@ from .. import guard
 from ..config import Config
 from ..frames.compare import CompareStream
 from ..frames.procedure import lead
+from .sweep_job import is_sweep, sweep_estimate
 
 JOB = "_job"  # the settings key naming a hub run that is not Explore's FrameStream
 FACTORY = "engine.hub.compare_job:CompareFrames"
@@ -33,9 +34,12 @@ def compare_estimate(cfg: Config, methods, seeds: int) -> guard.Estimate:
 
 
 def run_estimate(cfg: Config, job: dict | None) -> guard.Estimate:
-    """The guard's check of a hub run: Explore's lead method, or a Compare job's methods."""
+    """The guard's check of a hub run: Explore's lead method, a Compare job's methods, or a
+    sweep job's heaviest cell."""
     if job is None:
         return guard.check(cfg, methods=(lead(cfg),))
+    if is_sweep(job):  # a page sweep (engine/hub/sweep_job.py)
+        return sweep_estimate(job)
     return compare_estimate(cfg, job["args"]["methods"], job["args"]["seeds"])
 
 
