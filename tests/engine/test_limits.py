@@ -230,3 +230,31 @@ def _hard_margin(k, y, k_test, y_test):
                    method="L-BFGS-B", bounds=[(0, None)] * len(y),
                    options={"maxiter": 50_000, "maxfun": 100_000, "ftol": 1e-15, "gtol": 1e-12})
     return _acc(y_test, k_test @ (res.x * y))
+
+
+def test_hinge_active_set_finish_is_the_exact_optimum():
+    """The intercept-free hinge on explicit features ends on the dual box QP's exact KKT point
+    (engine/limits/activeset.py): gap far below TOL (the Newton alone stops near it), the free
+    rows' margins exactly 1, and libsvm on the mirrored sample agrees on the objective."""
+    from dataclasses import replace
+
+    from engine.limits import hinge
+    from engine.limits.ops import Dense
+    from engine.limits.problem import Objective
+
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(300, 40, generator=gen, dtype=torch.float64)
+    y = torch.sign(x[:, 0] * x[:, 1] + 0.3 * torch.randn(300, generator=gen, dtype=torch.float64))
+    obj = replace(Objective("hinge", 1e-3), tie_break=True)
+    res = hinge.solve(Dense(x), y, obj)
+    assert "active-set" in res["detail"] and res["certificate"] < 1e-8
+    m = (y * (x @ res["w"])).numpy()
+    on = np.abs(m - 1) < 1e-3
+    assert on.sum() > 0 and np.abs(m[on] - 1).max() < 1e-8
+    xn, yn = x.numpy(), y.numpy()
+    k = np.block([[xn @ xn.T, -xn @ xn.T], [-xn @ xn.T, xn @ xn.T]])
+    clf = SVC(C=1 / (4 * 1e-3 * 300), kernel="precomputed", tol=1e-8).fit(
+        k, np.concatenate([yn, -yn]))
+    w = np.vstack([xn, -xn])[clf.support_].T @ clf.dual_coef_[0]
+    ref = float(np.maximum(0, 1 - yn * (xn @ w)).mean() + 1e-3 * w @ w)
+    assert abs(res["objective_value"] - ref) <= 1e-6 * ref
