@@ -79,8 +79,10 @@ def test_a_lecture_with_the_keyboard_only(page: Page, wait_for_app, tmp_path) ->
     page.wait_for_function(f"() => +document.querySelector('{PLAYER}').dataset.step === "
                            f"{paused - 1}", timeout=10_000)
 
-    # the downloads come when the run idles (ui/player_view.IDLE_S after its last frame)
-    page.get_by_role("button", name=re.compile("Offline player")).wait_for(timeout=120_000)
+    # the downloads come when the run idles (ui/player_view.IDLE_S after its last frame); until
+    # its file is made the button is there but disabled ("being prepared…"), and Tab skips it
+    page.get_by_role("button", name=re.compile("Offline player"), disabled=False).wait_for(
+        timeout=120_000)
     tab_to(page, "button", r"Offline player \(HTML\)", seen, limit=250)
     with page.expect_download(timeout=120_000) as info:
         page.keyboard.press("Enter")
