@@ -30,3 +30,12 @@ def tiny_world_input(tiny_cfg):
     """The same world in input space (x in R^d); same M, A, data and initial network."""
     return build_world(tiny_cfg, device="cpu", space="input")
 
+
+@pytest.fixture(scope="module")
+def one_worker_hub():
+    """A hub with one local worker, shared by the module's tests."""
+    from engine.hub import make_hub
+
+    h = make_hub(workers=1)
+    yield h
+    h.close()

@@ -10,7 +10,6 @@ import pytest
 
 from engine.config import Config
 from engine.frames.compare import CompareStream
-from engine.hub import make_hub
 from engine.hub.compare import HubCompare
 
 TINY = Config().replace(n=400, n_test=200, d=20, D=10, m=8, T=12, batch=100)
@@ -36,10 +35,8 @@ def play(view: HubCompare, timeout: float = 300.0) -> None:
 
 
 @pytest.fixture(scope="module")
-def hub():
-    h = make_hub(workers=1)
-    yield h
-    h.close()
+def hub(one_worker_hub):
+    return one_worker_hub  # tests/engine/conftest.py
 
 
 def test_three_sessions_share_one_comparison_equal_to_the_sessions_own(hub):

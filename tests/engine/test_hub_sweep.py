@@ -8,7 +8,6 @@ import time
 
 import pytest
 
-from engine.hub import make_hub
 from engine.hub.sweep import HubSweep
 from engine.sweep import SweepSpec, plan
 from engine.sweep.runner import run_unit
@@ -22,10 +21,8 @@ def timeless(rows: list[dict]) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def hub():
-    h = make_hub(workers=1)
-    yield h
-    h.close()
+def hub(one_worker_hub):
+    return one_worker_hub  # tests/engine/conftest.py
 
 
 def test_sessions_asking_one_sweep_at_once_share_one_computation(hub):

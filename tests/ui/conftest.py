@@ -13,3 +13,14 @@ def _runs_in_the_session():
         mp.setenv("FEX_WORKERS", "0")
         mp.delenv("FEX_RAY_ADDRESS", raising=False)
         yield
+
+
+@pytest.fixture(scope="module")
+def one_worker():
+    """The module's pages use the hub (one worker), as a served app does."""
+    from engine import hub as hubs
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FEX_WORKERS", "1")
+        yield
+        hubs.shutdown()

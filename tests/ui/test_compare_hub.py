@@ -22,13 +22,7 @@ LINK = {"n": "20000", "n_test": "2000", "T": "50", "batch": "20000", "methods": 
 TICK_S = 0.3  # the page's fragment timer (pages/compare.py): each session ticks this often
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_worker():
-    """This module's pages use the hub (one worker), as a served app does."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FEX_WORKERS", "1")
-        yield
-        hubs.shutdown()
+pytestmark = pytest.mark.usefixtures("one_worker")  # tests/ui/conftest.py
 
 
 def cpu_s() -> float:

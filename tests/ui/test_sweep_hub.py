@@ -20,13 +20,7 @@ FORM = ("quick-parity", ["k=1,3", ""], FIXED, 1, ["network", "ntk"])
 VARYING = ("time_s", "created")  # wall-clock columns: everything else must be equal
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_worker():
-    """This module's pages use the hub (one worker), as a served app does."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("FEX_WORKERS", "1")
-        yield
-        hubs.shutdown()
+pytestmark = pytest.mark.usefixtures("one_worker")  # tests/ui/conftest.py
 
 
 def submit(grid: str) -> AppTest:
