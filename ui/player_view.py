@@ -24,10 +24,13 @@ IDLE_S = 8.0  # the fragment timer stays on this long after the last frame was c
 # within ~2 ms, inside the GIL's 5 ms switch interval: the batch with step 1 or 2 was dropped
 # and the player waited for its gap to be noticed and resent (step 2 came 2.4 s after step 1).
 FLUSH_S = 0.03
-# A tick that starts this soon after the last batch's FLUSH_S ended was queued behind it; on a
-# loaded machine the send may still not have happened, so that batch goes again (the browser
-# skips frames it holds).
-BACK_TO_BACK_S = 0.02
+# A batch not acknowledged goes again inside every message sent this long after it (the browser
+# skips frames it holds): a script run that starts before Streamlit's event loop sent the last
+# message clears it (AppSession._clear_queue), and the next message, starting after it, showed
+# the browser a gap. On a loaded machine (load 4 on 2 cores) that happened even to runs that
+# started more than 20 ms after the flush (tests/browser/test_play_start.py: gaps=1 with the
+# old 20 ms resend window); a message still unsent after 1.5 s is left to the player's re-ask.
+OVERLAP_S = 1.5
 # A batch with more frames than this, or any batch of a complete run, is acknowledged: it goes
 # again, the same, in every script run until the player says it holds its last frame ("held"),
 # and nothing after it goes before. A complete run's ~4 MB message was still unsent when the
@@ -54,7 +57,7 @@ def session(state: AppState) -> dict:
         p = state.explore.player = {"run": weakref.ref(state.explore.stream),
                                     "id": run_meta["run"], "meta": run_meta, "sent": 0,
                                     "want": 1, "view": view, "resends": 0,
-                                    "held": 0, "pending": None}
+                                    "held": 0, "pending": None, "unsure": []}
     return p
 
 
@@ -64,8 +67,8 @@ def _resend_from(p: dict, have) -> None:
     browser does not call the component again for the same data)."""
     have = messages.count(have, "have.n", p["sent"])
     p["held"] = max(p.get("held", 0), min(have, p["sent"]))
-    if have < p["sent"]:
-        p["sent"], p["resends"], p["pending"] = have, p["resends"] + 1, None
+    if have < p["sent"]:  # a reloaded page holds fewer than it held before: its word stands
+        p["sent"], p["resends"], p["pending"], p["held"] = have, p["resends"] + 1, None, have
 
 
 def _on_want(state: AppState) -> None:
@@ -153,12 +156,12 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     return now - state.explore.idle_since < IDLE_S
 
 
-def tick_started(state: AppState) -> None:
-    """A fragment tick begins: a batch sent just before it may have been cleared unsent."""
-    p = session(state)
-    last = p.pop("last_batch", None)  # (its first frame, when its flush ended)
-    if last is not None and time.monotonic() - last[1] < BACK_TO_BACK_S:
-        p["sent"] = min(p["sent"], last[0])
+def unsure_from(p: dict, now: float) -> int:
+    """The first frame of the messages that may still have been cleared unsent (sent within
+    OVERLAP_S and past what the player holds); else the frames sent so far."""
+    p["unsure"] = [(a, b, t) for a, b, t in p.get("unsure", ())
+                   if now - t < OVERLAP_S and b > p["held"]]
+    return max(p["held"], min([p["sent"], *(a for a, _, _ in p["unsure"])]))
 
 
 def outgoing(state: AppState) -> dict:
@@ -172,7 +175,7 @@ def outgoing(state: AppState) -> dict:
     if pending is not None:
         data = playback.batch(state, p["meta"], pending[0], pending[1] - pending[0])
     else:
-        data = playback.batch(state, p["meta"], p["sent"])
+        data = playback.batch(state, p["meta"], unsure_from(p, time.monotonic()))
         p["sent"] = data["start"] + len(data["frames"]["step"])
         new = p["sent"] - data["start"]
         if new and (data["done"] or new > ACK_FRAMES):
@@ -192,4 +195,4 @@ def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     if data["frames"]["step"]:
         time.sleep(FLUSH_S)
         if not data["ack"]:  # an acknowledged batch goes again by itself
-            p["last_batch"] = (data["start"], time.monotonic())
+            p["unsure"].append((data["start"], p["sent"], time.monotonic()))

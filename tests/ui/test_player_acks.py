@@ -65,3 +65,25 @@ def test_small_live_batches_go_unasked():
     first = player(at.run())
     assert first["frames"]["step"] == [0] and not first["ack"]
     assert at.session_state["app"].explore.player["pending"] is None
+
+
+def test_a_small_batch_goes_again_in_the_next_messages_until_the_player_holds_it(monkeypatch):
+    """A script run that starts before Streamlit sent the last message clears it: the next
+    message starts where that one started (the browser skips frames it holds), not after it,
+    so the browser never sees a gap (test_play_start's gaps=1 under load)."""
+    monkeypatch.setattr(player_view, "OVERLAP_S", 600.0)  # every earlier message still unsure
+    at = AppTest.from_file(APP, default_timeout=120)
+    for name, value in SMALL.items():
+        at.query_params[name] = value
+    assert player(at.run())["frames"]["step"] == [0]
+    app = at.session_state["app"]
+    app.explore.stream.advance(until=3)
+    second = player(at.run())
+    assert second["start"] == 0 and second["frames"]["step"] == [0, 1, 2], second["start"]
+    app.explore.player["held"] = 2  # the player's word: it holds steps 0 and 1
+    app.explore.stream.advance(until=4)
+    third = player(at.run())
+    assert third["start"] == 2 and third["frames"]["step"] == [2, 3] and not third["ack"]
+    monkeypatch.setattr(player_view, "OVERLAP_S", 0.0)  # all sent long ago: only new frames
+    app.explore.stream.advance(until=5)
+    assert player(at.run())["frames"]["step"] == [4]
