@@ -1,7 +1,9 @@
 """Start-up figures (issue 37): `python -m bench.startup [--run PRESET]`.
 
 Prints, each the median of --repeat fresh processes (wall and CPU seconds of the child):
-- `import engine.cli`, and which of scikit-learn, scipy, Ray, pandas, torch it loaded;
+- `import engine.cli`, and which of scikit-learn, scipy, Ray, pandas, torch it loaded (the
+  parser needs no registry: none of them since issue 37's split into engine/cli_run.py);
+- `import engine.cli_run`: the commands, with the registries and torch (what a run pays);
 - `python -m engine run --help`, cold (no help text kept yet) and warm (engine/cli_help.py);
 - a hub worker ready: a spawned LocalPool worker from its start to its first frame of a tiny
   run (the worker imports the engine, builds the run, sends step 0);
@@ -67,6 +69,9 @@ def main(argv=None) -> None:
              f" & set({HEAVY!r})))")
     out = {"load_before": os.getloadavg()[0],
            "import_engine_cli": median_of([py, "-c", probe], args.repeat),
+           "import_engine_cli_run": median_of([py, "-c", probe.replace("engine.cli;",
+                                                                       "engine.cli_run;")],
+                                              args.repeat),
            **run_help(py, args.repeat)}
     with tempfile.NamedTemporaryFile("w", suffix=".py", dir=ROOT, delete=False) as fh:
         fh.write(WORKER)

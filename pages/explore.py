@@ -58,7 +58,6 @@ def live_panel() -> None:
     # it, with blank charts for a moment. A tick of the fragment alone sends fresh frames.
     full_run, state.explore.page_run = state.explore.page_run, False
     if not full_run:
-        player_view.tick_started(state)
         live.compute(state, player_view.session(state))
     player_view.mount(state, theme=mode.theme, present=mode.on)
     sync_url()  # the player's view changes rerun this fragment only

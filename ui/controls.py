@@ -19,7 +19,7 @@ from ui import live
 from ui.state import AppState, matching_preset
 
 PREFIX = "w_"  # widget keys are "w_<setting>"
-PRESET_KEY = "w_preset"
+PRESET_KEY = "w_preset"  # the Preset box's first key; preset_key() gives the current one
 CUSTOM = "(custom)"
 # an optional switch: None lets the schedule (or the world) decide. Its box holds words: a
 # selectbox whose value is None shows "Choose an option", not "auto"
@@ -64,8 +64,27 @@ def sync_widgets(state: AppState, force: bool = False) -> None:
         return
     for name in SPECS:
         st.session_state[key(name)] = to_widget(name, getattr(state.cfg, name))
-    st.session_state[PRESET_KEY] = preset_shown(state)
+    show_preset(state)
     state.synced_cfg, state.form_error = state.cfg, None
+
+
+def preset_key(state: AppState) -> str:
+    """The Preset box's widget key: a new one each time the page changed what it shows."""
+    return f"{PRESET_KEY}_{state.preset_box}" if state.preset_box else PRESET_KEY
+
+
+def show_preset(state: AppState) -> None:
+    """Show the loaded (or matching) preset in the box. When the page changes the box, it
+    becomes a new widget: a request the browser sent before it saw the change still carries
+    the old box's value, which Streamlit took for a pick of that preset (on_preset) and
+    reverted the setting: two quick slider presses on the landing page ended at
+    ?preset=paper-parity (tests/browser/test_landing_url.py). The old widget's value is
+    ignored (it is no longer on the page)."""
+    shown, k = preset_shown(state), preset_key(state)
+    if k in st.session_state and st.session_state[k] != shown:
+        del st.session_state[k]
+        state.preset_box += 1
+    st.session_state[preset_key(state)] = shown
 
 
 def preset_shown(state: AppState) -> str:
@@ -118,7 +137,7 @@ def on_widget(state: AppState, name: str) -> None:
     if state.preset in PRESETS and cfg != preset_config(state.preset):
         state.preset = None
     state.cfg = state.synced_cfg = cfg
-    st.session_state[PRESET_KEY] = preset_shown(state)
+    show_preset(state)
 
 
 def refusal(name: str, value: Any, err: ConfigError, running: Config) -> str:
@@ -136,7 +155,7 @@ def refusal(name: str, value: Any, err: ConfigError, running: Config) -> str:
 
 def on_preset(state: AppState) -> None:
     """A preset was picked: load its setting into every control."""
-    name = st.session_state[PRESET_KEY]
+    name = st.session_state[preset_key(state)]
     if name == CUSTOM:
         state.preset = None
         return
@@ -232,7 +251,7 @@ def sidebar(state: AppState) -> None:
     with st.sidebar:
         choices = [CUSTOM, *PRESETS]
         st.selectbox("Preset", choices, index=choices.index(preset_shown(state)),
-                     key=PRESET_KEY, on_change=on_preset, args=(state,),
+                     key=preset_key(state), on_change=on_preset, args=(state,),
                      help="load a named setting (the paper's experiments)",
                      format_func=lambda n: n if n == CUSTOM else f"{n} — {PRESETS[n].title}")
         if state.form_error:

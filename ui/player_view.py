@@ -24,16 +24,21 @@ IDLE_S = 8.0  # the fragment timer stays on this long after the last frame was c
 # within ~2 ms, inside the GIL's 5 ms switch interval: the batch with step 1 or 2 was dropped
 # and the player waited for its gap to be noticed and resent (step 2 came 2.4 s after step 1).
 FLUSH_S = 0.03
-# A tick that starts this soon after the last batch's FLUSH_S ended was queued behind it; on a
-# loaded machine the send may still not have happened, so that batch goes again (the browser
-# skips frames it holds).
-BACK_TO_BACK_S = 0.02
-# A large batch takes longer to go out: a complete run's ~4 MB messages (playback.DONE_BATCH_B)
-# were still unsent 30 ms later, the next tick cleared the first one, and the browser saw a gap
-# (tests/browser/test_play_start.py on a run another test had warmed: gaps=1 in both CI runs of
-# session 13). The flush and the back-to-back window grow by the batch's size at this rate,
-# a loaded 2-core machine's (Streamlit's protobuf and websocket write of the JSON payload).
-SEND_B_PER_S = 20e6
+# A batch not acknowledged goes again inside every message sent this long after it (the browser
+# skips frames it holds): a script run that starts before Streamlit's event loop sent the last
+# message clears it (AppSession._clear_queue), and the next message, starting after it, showed
+# the browser a gap. On a loaded machine (load 4 on 2 cores) that happened even to runs that
+# started more than 20 ms after the flush (tests/browser/test_play_start.py: gaps=1 with the
+# old 20 ms resend window); a message still unsent after 1.5 s is left to the player's re-ask.
+OVERLAP_S = 1.5
+# A batch with more frames than this, or any batch of a complete run, is acknowledged: it goes
+# again, the same, in every script run until the player says it holds its last frame ("held"),
+# and nothing after it goes before. A complete run's ~4 MB message was still unsent when the
+# next tick cleared it (or the browser skipped it for the next one), and the browser saw that
+# tick's empty batch from step 601 first: a gap (tests/browser/test_play_start.py on a warmed
+# run, session 13). Smaller batches go unasked (one ack would cost a script run per tick); a
+# loss among them shows as a gap and the player asks from what it holds.
+ACK_FRAMES = 20
 
 _component = st.components.v2.component(
     "feature_emergence.player", html="", css=playback.player_css(),
@@ -51,7 +56,8 @@ def session(state: AppState) -> dict:
         # a weak reference: the session sweeper (ui/sessions.py) must be able to free the run
         p = state.explore.player = {"run": weakref.ref(state.explore.stream),
                                     "id": run_meta["run"], "meta": run_meta, "sent": 0,
-                                    "want": 1, "view": view, "resends": 0}
+                                    "want": 1, "view": view, "resends": 0,
+                                    "held": 0, "pending": None, "unsure": []}
     return p
 
 
@@ -60,8 +66,9 @@ def _resend_from(p: dict, have) -> None:
     into the next batch, so that it differs from the last one the browser was given (the
     browser does not call the component again for the same data)."""
     have = messages.count(have, "have.n", p["sent"])
-    if have < p["sent"]:
-        p["sent"], p["resends"] = have, p["resends"] + 1
+    p["held"] = max(p.get("held", 0), min(have, p["sent"]))
+    if have < p["sent"]:  # a reloaded page holds fewer than it held before: its word stands
+        p["sent"], p["resends"], p["pending"], p["held"] = have, p["resends"] + 1, None, have
 
 
 def _on_want(state: AppState) -> None:
@@ -79,6 +86,15 @@ def _on_have(state: AppState) -> None:
     # "": a player that has no run's frames at all
     if "run" in value and messages.text(value.get("run")) in (p["id"], ""):
         _resend_from(p, value.get("n", 0))
+
+
+def _on_held(state: AppState) -> None:
+    """The player holds the frames up to n (its ack of a batch that asked for one)."""
+    value = messages.message(_state().get("held"), "held")
+    p = session(state)
+    if messages.text(value.get("run")) == p["id"]:
+        held = messages.count(value.get("n", 0), "held.n", 0)
+        p["held"] = max(p.get("held", 0), min(held, p["sent"]))
 
 
 def _on_view(state: AppState) -> None:
@@ -109,7 +125,10 @@ def unsent(state: AppState) -> bool:
     playback.BATCH frames): a complete run, warmed or finished by another session, goes out in
     back-to-back ticks, not one batch per click on the page."""
     stream = state.explore.stream
-    return stream is not None and session(state)["sent"] < len(stream)
+    if stream is None:
+        return False
+    p = session(state)
+    return p.get("pending") is not None or p["sent"] < len(stream)
 
 
 def ticking(state: AppState, now: float | None = None) -> bool:
@@ -137,29 +156,43 @@ def ticking(state: AppState, now: float | None = None) -> bool:
     return now - state.explore.idle_since < IDLE_S
 
 
-def tick_started(state: AppState) -> None:
-    """A fragment tick begins: a batch sent just before it may have been cleared unsent."""
+def unsure_from(p: dict, now: float) -> int:
+    """The first frame of the messages that may still have been cleared unsent (sent within
+    OVERLAP_S and past what the player holds); else the frames sent so far."""
+    p["unsure"] = [(a, b, t) for a, b, t in p.get("unsure", ())
+                   if now - t < OVERLAP_S and b > p["held"]]
+    return max(p["held"], min([p["sent"], *(a for a, _, _ in p["unsure"])]))
+
+
+def outgoing(state: AppState) -> dict:
+    """The batch this script run sends: an unacknowledged large batch again, else the frames
+    from those sent (a large one waits for the player's ack). Its start is never past what
+    the player holds, except after small batches sent unasked."""
     p = session(state)
-    last = p.pop("last_batch", None)  # (its first frame, when its flush ended, its send time)
-    if last is not None and time.monotonic() - last[1] < BACK_TO_BACK_S + last[2]:
-        p["sent"] = min(p["sent"], last[0])
+    pending = p.get("pending")
+    if pending is not None and p["held"] >= pending[1]:
+        pending = p["pending"] = None
+    if pending is not None:
+        data = playback.batch(state, p["meta"], pending[0], pending[1] - pending[0])
+    else:
+        data = playback.batch(state, p["meta"], unsure_from(p, time.monotonic()))
+        p["sent"] = data["start"] + len(data["frames"]["step"])
+        new = p["sent"] - data["start"]
+        if new and (data["done"] or new > ACK_FRAMES):
+            pending = p["pending"] = (data["start"], p["sent"])
+    data.update(view=p["view"], resends=p["resends"], ack=pending is not None)
+    return data
 
 
 def mount(state: AppState, theme: str = "light", present: bool = False) -> None:
     """Send the frames the browser does not have yet (all of them after a reload)."""
     p = session(state)
-    data = playback.batch(state, p["meta"], p["sent"])
-    p["sent"] = data["start"] + len(data["frames"]["step"])
-    data.update(view=p["view"], theme=theme, present=present, resends=p["resends"])
+    data = outgoing(state)
+    data.update(theme=theme, present=present)
     _component(key=KEY, data=data, on_want_change=lambda: _on_want(state),
-               on_have_change=lambda: _on_have(state), on_view_change=lambda: _on_view(state),
-               height="content")
+               on_have_change=lambda: _on_have(state), on_held_change=lambda: _on_held(state),
+               on_view_change=lambda: _on_view(state), height="content")
     if data["frames"]["step"]:
-        send_s = batch_bytes(data["frames"]) / SEND_B_PER_S
-        time.sleep(FLUSH_S + send_s)
-        p["last_batch"] = (data["start"], time.monotonic(), send_s)
-
-
-def batch_bytes(frames: dict) -> int:
-    """About how many bytes a packed batch is as JSON (base64 columns by length, ~16 B a value)."""
-    return sum(len(v) if isinstance(v, str) else 16 * len(v) for v in frames.values())
+        time.sleep(FLUSH_S)
+        if not data["ack"]:  # an acknowledged batch goes again by itself
+            p["unsure"].append((data["start"], p["sent"], time.monotonic()))

@@ -83,6 +83,7 @@ class AppState:
     url_cfg: Config | None = None  # the setting the URL gave; its warnings show while unchanged
     url_warnings: list[str] = field(default_factory=list)
     synced_cfg: Config | None = None  # the setting the sidebar widgets were last written from
+    preset_box: int = 0  # the Preset box's widget generation (ui.controls.show_preset)
     form_error: str | None = None  # why the widgets' setting is invalid (the last valid one runs)
     explore: ExploreState = field(default_factory=ExploreState)
     compare: CompareState = field(default_factory=CompareState)

@@ -13,18 +13,6 @@ from .key import canonical, run_key
 from .slot import FACTORY, load_factory
 
 
-def add_parser(sub) -> None:
-    """The `warm` subcommand (engine/cli.py builds the parser)."""
-    w = sub.add_parser("warm", help="compute Explore runs into the frame cache (FEX_FRAME_CACHE)")
-    w.add_argument("--preset", default="paper-parity", help="a name from `presets`")
-    w.add_argument("--seed", help="random seed (overrides the preset)")
-    w.add_argument("--seeds", default="1", help="warm seeds seed, seed+1, …")
-    w.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting (repeatable)")
-    w.add_argument("--cache", help="the cache directory (default: FEX_FRAME_CACHE)")
-    w.add_argument("--quiet", action="store_true")
-
-
 def folder(arg: str | None) -> Path:
     """--cache, else FEX_FRAME_CACHE; a one-line ConfigError when neither is set."""
     if arg:  # a file, a device or /proc: one line, not a traceback

@@ -7,7 +7,6 @@ import sys
 
 from ..config import ConfigError
 from ..echo import plain
-from ..methods import NAMES
 from . import presets as sweep_presets
 from .driver import run_sweep
 from .executors import EXECUTORS
@@ -24,44 +23,6 @@ from .spec import (
     parse_values,
 )
 from .store import store_path
-
-EXAMPLE = ("python -m engine sweep --preset quick-parity --grid k=1,3,5,7 --grid p_o=0.2,0.4,0.6 "
-           "--seeds 3 --methods network,ntk,rf,one_step --out sweeps/k-po")
-
-
-def add_parser(sub) -> None:
-    """Register the `sweep` subcommand on the CLI's subparsers."""
-    s = sub.add_parser("sweep", help="a grid or list of settings × seeds × methods into a "
-                       "SQLite store", description="e.g. " + EXAMPLE)
-    s.add_argument("--preset", default=None, help="base preset (default quick-parity)")
-    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="fixed override for every cell (repeatable)")
-    s.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
-                   help="a swept setting (repeatable; the grid is their product)")
-    s.add_argument("--cell", action="append", default=[], metavar="'K=V K=V'",
-                   help="a list of cells instead of a grid (repeatable)")
-    s.add_argument("--seeds", default=None, help="seeds per cell: seed, seed+1, ... (default 1)")
-    s.add_argument("--seed", default="0", help="first seed")
-    s.add_argument("--methods", default=None, help="comma-separated subset of: " +
-                   ", ".join(NAMES) + " (default network,ntk,rf,one_step)")
-    s.add_argument("--device", default="cpu", choices=("auto", "cpu", "cuda"))
-    s.add_argument("--out", required=True, help="the store: OUT.sqlite (one file per sweep)")
-    s.add_argument("--force", action="store_true", help="recompute rows already stored")
-    s.add_argument("--executor", default="local", help="local (worker processes) or ray")
-    s.add_argument("--workers", default="1", help="local executor: worker processes")
-    s.add_argument("--address", default=None, help="ray executor: auto, HOST:PORT or "
-                   "ray://host:10001 of a cluster, or local (start a new local Ray; the default "
-                   "joins the cluster Ray recorded in /tmp/ray, else starts one)")
-    s.add_argument("--batch-seeds", action="store_true",
-                   help="train the seeds of a setting as one batched computation (network, rf, "
-                        "one_step, two_step; README 'Batched seeds')")
-    s.add_argument("--sweep-preset", default=None,
-                   help="a named sweep (" + ", ".join(sweep_presets.SWEEP_PRESETS) + "); "
-                        "--grid, --seeds and --methods then override its parts")
-    s.add_argument("--quiet", action="store_true", help="no progress lines")
-    s.add_argument("--no-limits", action="store_true",
-                   help="skip the converged limits of the fixed-feature methods (engine/limits; "
-                        "stored by default in the limit_test_* columns)")
 
 
 def spec_from_args(args) -> SweepSpec:
@@ -129,4 +90,4 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-__all__ = ["add_parser", "cmd_sweep", "store_path"]
+__all__ = ["cmd_sweep", "store_path"]

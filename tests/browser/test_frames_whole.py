@@ -30,6 +30,9 @@ def test_a_finished_run_opens_whole_on_another_page(context, app_server) -> None
     second.wait_for_selector(".fe-player[data-step]", timeout=120_000)
     # the hub holds every frame: they all come without a click (generous for a loaded machine)
     second.wait_for_function(FRAMES_JS, arg=451, timeout=20_000, polling=100)
+    # in one acknowledged batch: none overtaken by a later one, none asked for again
+    shown = second.eval_on_selector(".fe-player", "e => ({...e.dataset})")
+    assert not shown.get("gaps") and not shown.get("reasks"), shown
     for page in (first, second):
         expect(page.locator(EXCEPTION)).to_have_count(0)
         page.close()

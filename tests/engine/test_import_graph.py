@@ -53,6 +53,14 @@ def _registry_edges(tree: ast.Module, mod: str) -> set[str]:
     return set()
 
 
+def _named_edges(tree: ast.Module) -> set[str]:
+    """Modules imported by name, `importlib.import_module("engine.x")` (engine/cli.py reads its
+    commands so, on first use): edges all the same."""
+    return {n.args[0].value for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and getattr(n.func, "attr", getattr(n.func, "id", "")) == "import_module" and n.args
+            and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)}
+
+
 def _maker_edges(modules) -> set[str]:
     """engine.frames.MAKERS reads each procedure package's frames module by name."""
     return {m for m in modules if m.startswith("engine.procedures.") and m.endswith(".frames")}
@@ -67,6 +75,7 @@ def _graph(engine: Path = ENGINE):
         edges[mod] |= _registry_edges(tree, mod) & modules.keys()
         funcs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
         nested = {id(n) for f in funcs for n in ast.walk(f) if n is not f}
+        edges[mod] |= _named_edges(tree) & modules.keys()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]

@@ -21,3 +21,16 @@ def test_importing_does_not_load_the_optional_heavy_packages(module):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=600, check=True).stdout.strip()
     assert out == "[]", f"import {module} loaded {out}"
+
+
+def test_the_cli_parses_without_torch():
+    """The parser needs no registry: `import engine.cli`, parsing a run's arguments and a usage
+    error load no torch (the commands, engine/cli_run.py, import it once they run)."""
+    code = ("import sys, contextlib, io, engine.cli as cli\n"
+            "cli.build_parser(cli.Names()).parse_args(['run', '--set', 'k=7', '--seeds', '2'])\n"
+            "with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):\n"
+            "    cli.main(['run', '--bogus'])\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'numpy'}))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, check=True).stdout.strip()
+    assert out == "[]", f"the CLI's parser loaded {out}"

@@ -58,11 +58,21 @@ def test_a_bad_have_is_ignored(state, have):
     assert state.explore.player["sent"] == 10 and state.explore.player["want"] == 7
 
 
+@pytest.mark.parametrize("held", ["abc", float("inf"), [1], -3, DEEP, 10**30])
+def test_a_bad_held_is_ignored(state, held):
+    send({"held": {"run": "run1", "n": held}})
+    player_view._on_held(state)
+    send({"held": {"run": "run2", "n": 7}})  # another run's
+    player_view._on_held(state)
+    assert state.explore.player.get("held", 0) == 0 and state.explore.player["sent"] == 10
+
+
 @pytest.mark.parametrize("whole", [[1], "x", 5, None, DEEP, {"want": [1], "have": "x",
                                                           "view": 3}])
 def test_a_state_that_is_not_an_object_is_ignored(state, whole):
     send(whole)
-    for callback in (player_view._on_want, player_view._on_have, player_view._on_view):
+    for callback in (player_view._on_want, player_view._on_have, player_view._on_held,
+                     player_view._on_view):
         callback(state)
     assert state.explore.player["want"] == 5 and state.explore.player["sent"] == 10
 

@@ -40,6 +40,7 @@ export default function (component) {
     if (data.frames) st.append(data.frames, data.start);
     st.done = !!data.done; st.error = data.error || "";
     if (data.limits) st.limits = data.limits;  // the converged limits, once the run is done
+    if (data.ack) acknowledge(p, st, setStateValue);
   }
   p.update();
   watchPending(p, setStateValue);
@@ -72,4 +73,13 @@ function watchPending(p, setStateValue) {
 function askFromHeld(p, setStateValue) {
   setStateValue("have", {run: p.store ? p.store.run : "", n: p.store ? p.store.n : 0,
     t: Date.now()});
+}
+
+/* The server sends a large batch again until the player says it holds it ("held"), and sends
+ * nothing after it before: no later batch can overtake a lost or skipped one. Once per count. */
+function acknowledge(p, st, setStateValue) {
+  const key = st.run + ":" + st.n;
+  if (p.acked === key) return;
+  p.acked = key;
+  setStateValue("held", {run: st.run, n: st.n});
 }
