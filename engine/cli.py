@@ -50,11 +50,8 @@ def build_parser(names: Names | None = None) -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list presets with their settings")
     sub.add_parser("settings", help="list every setting with its allowed range")
     r = sub.add_parser("run", help="train methods and print the Table-1-style summary")
-    r.add_argument("--preset", default="paper-parity", help="a name from `presets`")
-    r.add_argument("--seed", help="random seed (overrides the preset)")
-    r.add_argument("--seeds", default="1", help="number of seeds seed, seed+1, ... to average")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
+    add_setting(r, "number of seeds seed, seed+1, ... to average",
+                "override a setting (repeatable), e.g. --set k=7 --set p_o=0.3")
     r.add_argument("--methods", default=None,
                    help="comma-separated subset of the procedure's methods (default: its "
                         "defaults); every procedure's: " + ", ".join(names.methods))
@@ -66,6 +63,15 @@ def build_parser(names: Names | None = None) -> argparse.ArgumentParser:
     add_sweep(sub, names)
     add_warm(sub)
     return p
+
+
+def add_setting(parser, seeds_help: str, set_help: str) -> None:
+    """The setting arguments `run` and `warm` share: a preset, its seeds and overrides."""
+    parser.add_argument("--preset", default="paper-parity", help="a name from `presets`")
+    parser.add_argument("--seed", help="random seed (overrides the preset)")
+    parser.add_argument("--seeds", default="1", help=seeds_help)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help=set_help)
 
 
 def add_sweep(sub, names: Names) -> None:
@@ -106,11 +112,7 @@ def add_sweep(sub, names: Names) -> None:
 def add_warm(sub) -> None:
     """The `warm` subcommand (engine/hub/warm.py runs it)."""
     w = sub.add_parser("warm", help="compute Explore runs into the frame cache (FEX_FRAME_CACHE)")
-    w.add_argument("--preset", default="paper-parity", help="a name from `presets`")
-    w.add_argument("--seed", help="random seed (overrides the preset)")
-    w.add_argument("--seeds", default="1", help="warm seeds seed, seed+1, …")
-    w.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a setting (repeatable)")
+    add_setting(w, "warm seeds seed, seed+1, …", "override a setting (repeatable)")
     w.add_argument("--cache", help="the cache directory (default: FEX_FRAME_CACHE)")
     w.add_argument("--quiet", action="store_true")
 
