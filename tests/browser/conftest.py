@@ -106,7 +106,12 @@ def browser_context_args(browser_context_args: dict) -> dict:
 def _app_server_handle(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     try:
-        server = start_app(app="asgi.py", log_path=log_path, timeout=60.0)  # as scripts/run.sh
+        # the served app's own hub, whatever ran before in this process: tests/ui's package
+        # fixture sets FEX_WORKERS=0 (runs in the session), and a run of tests/ui before
+        # tests/browser handed it on: a second page then computed its own run (3 frames)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.delenv("FEX_WORKERS", raising=False)
+            server = start_app(app="asgi.py", log_path=log_path, timeout=60.0)  # as run.sh
     except RuntimeError as exc:
         pytest.fail(f"could not start the app: {exc}", pytrace=False)
     request.session._feature_app_server = server
