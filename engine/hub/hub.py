@@ -58,8 +58,9 @@ class Hub:
         key = run_key(cfg, job)
         with self.lock:
             held = key in self.runs or job is not None
-        # the disk cache is read and checked outside the lock: a slow or huge file must not
-        # stall /metrics or the other sessions (engine/hub/disk.py bounds the read itself)
+            if not held and self.cache is not None:  # full: refused before reading the file
+                self._admit(cfg, 0.0)
+        # read outside the lock: a slow file must not stall the others (disk.py, store.py)
         body = None if held or self.cache is None else store.load(self.cache, key, cfg)
         with self.lock:
             run = self.runs.get(key)
@@ -186,8 +187,7 @@ class Hub:
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
                            schema=body["schema"], state="done")
         run.add(0, body["frames"])
-        # its frames count like a computed run's: a hall replaying many complete runs from
-        # disk is held to the cap too (ResourceError when it is full)
+        # its frames count like a computed run's: a hall replaying from disk is held to the cap
         self._admit(cfg, run.nbytes / guard.MB + memory.reserve_mb(run.nbytes))  # + its pages
         self.runs[key] = run
         self.counts["cache_hits"] += 1
