@@ -9,10 +9,12 @@ import streamlit as st
 from engine import exports
 from engine.config import ConfigError, summary_line
 from engine.frames.report import build_report, history_csv
+from engine.hub import hub_enabled, peek_hub
 from engine.presets import PRESETS
 from engine.procedures import source_of
 from engine.report import credited
 from ui import export, player_view
+from ui.sessions import watcher_id
 from ui.state import AppState
 
 DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
@@ -68,13 +70,12 @@ def _lease(state: AppState, mb: float):
     """The hub admits the build's peak (mb) before any of it is made, or ConfigError: the
     callback that ends the lease. Each session built ~200 MB of downloads of an m = 2 000,
     T = 600 run that nothing counted (issue 38 High 2). None without a hub."""
-    stream = state.explore.stream
-    hub = getattr(stream, "hub", None)
+    hub = peek_hub() if hub_enabled() else None
     if hub is None or mb <= 0:
         return None
-    token = hub.lease(state.explore.run_cfg, mb)
+    token, watcher = hub.lease(state.explore.run_cfg, mb), watcher_id()
     # the files stay in the page's state and, once offered, in Streamlit's media store
-    return lambda kept: hub.unlease(token, stream.watcher, 2 * kept)
+    return lambda kept: hub.unlease(token, watcher, 2 * kept)
 
 
 def _download_row(files: dict, refused: dict, prepared, every: float | None) -> None:
