@@ -37,11 +37,15 @@ class Timeline:
 
     def __init__(self, url: str, pid: int):
         self.url, self.watch, self.gauge, self.printed = url, Watch(pid), [], 0.0
-        self.t0 = time.monotonic()
+        self.t0, self.stalls = time.monotonic(), 0
 
     def sample(self, sessions: int) -> None:
         self.watch.sample()
-        m = metrics(self.url)
+        try:
+            m = metrics(self.url)
+        except OSError:  # /metrics did not answer in 30 s: the server's loop stalled
+            self.stalls += 1
+            m = {"fex_hub_memory_mb": self.gauge[-1] if self.gauge else 0.0}
         self.gauge.append(m.get("fex_hub_memory_mb", 0.0))
         row = self.watch.rows[-1]
         if row["t"] - self.printed >= PRINT_S:
@@ -85,6 +89,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
             "total_rss_peak_mb": max(r["rss"] + r["workers_rss"] for r in rows),
             "hub_gauge_peak_mb": max(line.gauge, default=0.0),
             "cache_hits": metrics(url).get("fex_cache_hits_total", 0.0),
+            "metrics_stalls": line.stalls,
             "server_rss_idle_mb": last["rss"], "workers_rss_idle_mb": last["workers_rss"]}
 
 
@@ -173,7 +178,8 @@ def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
           f"{out['workers_rss_start_mb']:.0f} MB")
     print(f"peak RSS: web process {out['server_rss_peak_mb']:.0f} MB, workers "
           f"{out['workers_rss_peak_mb']:.0f} MB, together {out['total_rss_peak_mb']:.0f} MB; "
-          f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB")
+          f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB; /metrics did not answer in 30 s "
+          f"{out['metrics_stalls']} times")
     limit = float(cap.split()[0]) + out["server_rss_start_mb"]
     print(f"derived limit (FEX_HUB_MEMORY_MB + the web process at start): {limit:.0f} MB; peak "
           f"together {out['total_rss_peak_mb'] - limit:+.0f} MB beyond it")
