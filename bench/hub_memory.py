@@ -37,11 +37,15 @@ class Timeline:
 
     def __init__(self, url: str, pid: int):
         self.url, self.watch, self.gauge, self.printed = url, Watch(pid), [], 0.0
-        self.t0 = time.monotonic()
+        self.t0, self.stalls = time.monotonic(), 0
 
     def sample(self, sessions: int) -> None:
         self.watch.sample()
-        m = metrics(self.url)
+        try:
+            m = metrics(self.url)
+        except OSError:  # /metrics did not answer in 30 s: the server's loop stalled
+            self.stalls += 1
+            m = {"fex_hub_memory_mb": self.gauge[-1] if self.gauge else 0.0}
         self.gauge.append(m.get("fex_hub_memory_mb", 0.0))
         row = self.watch.rows[-1]
         if row["t"] - self.printed >= PRINT_S:
@@ -54,7 +58,7 @@ class Timeline:
 
 
 async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
-               idle_s: float = IDLE_S) -> dict:
+               idle_s: float = IDLE_S, session_s: float = SESSION_S) -> dict:
     """Run the sessions, at most `wave` at once (a new one as soon as one ends); sample RSS
     throughout and for IDLE_S after."""
     line, results, todo = Timeline(url, pid), [], list(enumerate(queries))
@@ -64,7 +68,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
     while todo or running:
         while todo and len(running) < wave:
             i, q = todo.pop(0)
-            running.add(asyncio.create_task(session(url, q, i, T, SESSION_S)))
+            running.add(asyncio.create_task(session(url, q, i, T, session_s)))
         done = {t for t in running if t.done()}
         results += [t.result() for t in done]
         running -= done
@@ -85,6 +89,7 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
             "total_rss_peak_mb": max(r["rss"] + r["workers_rss"] for r in rows),
             "hub_gauge_peak_mb": max(line.gauge, default=0.0),
             "cache_hits": metrics(url).get("fex_cache_hits_total", 0.0),
+            "metrics_stalls": line.stalls,
             "server_rss_idle_mb": last["rss"], "workers_rss_idle_mb": last["workers_rss"]}
 
 
@@ -103,6 +108,10 @@ def main(argv=None) -> None:
     ap.add_argument("--cache", help="FEX_FRAME_CACHE: complete runs replayed from disk")
     ap.add_argument("--rekey", action="store_true", help="file the cache's records under this "
                     "code's keys and cycle the sessions over their seeds")
+    ap.add_argument("--session-s", type=float, default=SESSION_S,
+                    help="a session not at step T by then leaves (a refused one gets no frames)")
+    ap.add_argument("--trace", help="a folder: the web process writes what grew (tracemalloc, "
+                    "by traceback) there every FEX_TRACE_EVERY s (bench/heap/sitecustomize.py)")
     ap.add_argument("--clones", type=int, default=0, help="with --rekey: file this many distinct "
                     "runs (seeds seed0..), each a copy of a warmed record under its own key")
     args = ap.parse_args(argv)
@@ -118,11 +127,16 @@ def main(argv=None) -> None:
     if args.cache:
         os.environ["FEX_FRAME_CACHE"] = args.cache
     wave = 1 if args.one_by_one else args.wave
+    if args.trace:
+        os.environ["FEX_TRACE_DIR"] = str(Path(args.trace).resolve())
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [str(Path(__file__).parent / "heap"), os.environ.get("PYTHONPATH", "")])
     server = start_app(timeout=180)
     try:
         with ThreadPoolExecutor(1) as pool:
             out = pool.submit(asyncio.run, hold(server.url, server.process.pid, queries,
-                                                args.T, wave, args.idle)).result()
+                                                args.T, wave, args.idle,
+                                                args.session_s)).result()
     finally:
         server.stop()
     report(out, query, wave, args.idle)
@@ -164,7 +178,11 @@ def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
           f"{out['workers_rss_start_mb']:.0f} MB")
     print(f"peak RSS: web process {out['server_rss_peak_mb']:.0f} MB, workers "
           f"{out['workers_rss_peak_mb']:.0f} MB, together {out['total_rss_peak_mb']:.0f} MB; "
-          f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB")
+          f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB; /metrics did not answer in 30 s "
+          f"{out['metrics_stalls']} times")
+    limit = float(cap.split()[0]) + out["server_rss_start_mb"]
+    print(f"derived limit (FEX_HUB_MEMORY_MB + the web process at start): {limit:.0f} MB; peak "
+          f"together {out['total_rss_peak_mb'] - limit:+.0f} MB beyond it")
     print(f"after every session left ({idle_s:.0f} s idle): web process "
           f"{out['server_rss_idle_mb']:.0f} MB, workers {out['workers_rss_idle_mb']:.0f} MB")
     for err in out["errors"]:

@@ -51,20 +51,25 @@ def export_html(state: AppState, title: str) -> str:
         f"<script>{playback.player_js()}\n{BOOT_JS}</script></main></body></html>")
 
 
-def refusals(state: AppState) -> dict[str, str]:
-    """The downloads this run is too large for, each with the guard's one-line refusal (the
-    sizes are counted from the run's length and map, before anything is built)."""
-    stream, cfg = state.explore.stream, state.explore.run_cfg
+def sizes(state: AppState) -> dict[str, tuple[str, float]]:
+    """Each download's name and peak MB while it is built, counted from the run's length and
+    map before anything is built."""
+    stream = state.explore.stream
     n = len(stream)
     p = state.explore.player or {}
     points = (p.get("meta") or playback.meta(state, "size"))["points"]
     columns = len(stream.frames(n - 1, n)["rows"][0])
-    sizes = {"csv": ("metrics CSV", exports.table_mb(n, columns)),
-             "json": ("report JSON", exports.table_mb(n, columns)),
-             "html": ("offline HTML player", exports.html_mb(n, points)),
-             "gif": ("map GIF", exports.gif_mb(len(exports.gif_frames(n)), points))}
+    return {"csv": ("metrics CSV", exports.table_mb(n, columns)),
+            "json": ("report JSON", exports.table_mb(n, columns)),
+            "html": ("offline HTML player", exports.html_mb(n, points)),
+            "gif": ("map GIF", exports.gif_mb(len(exports.gif_frames(n)), points))}
+
+
+def refusals(state: AppState, sized: dict | None = None) -> dict[str, str]:
+    """The downloads this run is too large for, each with the guard's one-line refusal."""
+    cfg = state.explore.run_cfg
     out = {}
-    for key, (what, mb) in sizes.items():
+    for key, (what, mb) in (sized or sizes(state)).items():
         setting = ("m", cfg.m) if key == "gif" else ("T", cfg.T)
         try:
             exports.check(what, *setting, mb)
@@ -82,14 +87,22 @@ class Prepared:
     offered: a click fetches bytes already made (a file built on click, by Streamlit's deferred
     download, sometimes never came: "deferredFile … timed out", nothing on the page)."""
 
-    def __init__(self, builders: dict[str, Callable[[], str | bytes]]):
+    def __init__(self, builders: dict[str, Callable[[], str | bytes]],
+                 done: Callable[[int], None] | None = None):
         self.files: dict[str, bytes] = {}
         self.errors: dict[str, str] = {}
-        self.thread = threading.Thread(target=self._build, args=(builders,), daemon=True,
+        self.thread = threading.Thread(target=self._build, args=(builders, done), daemon=True,
                                        name="fex-downloads")
         self.thread.start()
 
-    def _build(self, builders: dict) -> None:
+    def _build(self, builders: dict, done: Callable[[int], None] | None) -> None:
+        try:
+            self._build_all(builders)
+        finally:  # the hub's lease of this build ends with the bytes the files keep
+            if done is not None:
+                done(sum(len(data) for data in self.files.values()))
+
+    def _build_all(self, builders: dict) -> None:
         for key, build in builders.items():
             try:
                 data = build()

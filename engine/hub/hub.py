@@ -20,6 +20,7 @@ from . import memory, packing, store
 from .budget import Budget, client_load
 from .compare_job import JOB, run_estimate
 from .key import canonical, run_key
+from .metrics import numbers
 from .slot import FACTORY
 
 FIRST = 3  # frames computed before anyone asks: steps 0, 1 and 2 (Explore's Play → step 1)
@@ -57,8 +58,9 @@ class Hub:
         key = run_key(cfg, job)
         with self.lock:
             held = key in self.runs or job is not None
-        # the disk cache is read and checked outside the lock: a slow or huge file must not
-        # stall /metrics or the other sessions (engine/hub/disk.py bounds the read itself)
+            if not held and self.cache is not None:  # full: refused before reading the file
+                self._admit(cfg, 0.0)
+        # read outside the lock: a slow file must not stall the others (disk.py, store.py)
         body = None if held or self.cache is None else store.load(self.cache, key, cfg)
         with self.lock:
             run = self.runs.get(key)
@@ -126,6 +128,17 @@ class Hub:
                     "meta": run.meta, "target": run.target(self.first),
                     "limits_due": key in self.limits_due}
 
+    def lease(self, cfg: Config, mb: float) -> int:
+        """Admit a page's build (its downloads) of mb MB at its peak: a token; ResourceError."""
+        with self.lock:
+            self._admit(cfg, mb)
+            return self.payloads.lease(int(mb * guard.MB))
+
+    def unlease(self, token: int, watcher: str, kept_bytes: int) -> None:
+        """The build ended: the files its session keeps count until the session leaves."""
+        with self.lock:
+            self.payloads.unlease(token, watcher in self.watching and watcher, kept_bytes)
+
     def start(self) -> None:
         """Start the executor now (workers import torch: seconds the first page need not wait)."""
         with self.lock:
@@ -174,8 +187,7 @@ class Hub:
         run = store.HubRun(key, cfg.to_dict(), canonical(cfg), meta=body["meta"], T=body["T"],
                            schema=body["schema"], state="done")
         run.add(0, body["frames"])
-        # its frames count like a computed run's: a hall replaying many complete runs from
-        # disk is held to the cap too (ResourceError when it is full)
+        # its frames count like a computed run's: a hall replaying from disk is held to the cap
         self._admit(cfg, run.nbytes / guard.MB + memory.reserve_mb(run.nbytes))  # + its pages
         self.runs[key] = run
         self.counts["cache_hits"] += 1
@@ -240,8 +252,7 @@ class Hub:
             self._drop(run)
 
     def _pool(self):
-        if self.pool is None:
-            self.pool = self.make_pool(self._deliver, self._crashed)
+        self.pool = self.pool or self.make_pool(self._deliver, self._crashed)
         return self.pool
 
     # ------------------------------------------------------------------ executor's side
@@ -312,18 +323,7 @@ class Hub:
     def metrics(self) -> dict:
         """Counters and gauges for /metrics (engine.hub.metrics)."""
         with self.lock:
-            states = Counter(r.state for r in self.runs.values())
-            pool = self.pool
-            return {"sessions": len(self.watching), "runs_live": states["live"],
-                    "runs_cached": len(self.runs) - states["live"],
-                    "runs_computed_total": self.counts["computed"],
-                    "steps_computed_total": self.counts["steps"],
-                    "cache_hits_total": self.counts["cache_hits"],
-                    "queue_length": pool.queued() if pool else 0,
-                    "workers": pool.size if pool else 0,
-                    "executor": pool.executor if pool else self.budget.executor(),
-                    "memory_mb": self._used(pool) if pool else 0.0,
-                    "memory_cap_mb": self.budget.cap()}
+            return numbers(self)
 
     def close(self) -> None:
         """Stop the executor (the server is going down)."""

@@ -79,6 +79,10 @@ class Payloads:
     def __init__(self, measured: Measured | None = None, freed=None):
         self.bytes: dict[str, int] = {}
         self.pending: set[str] = set()
+        # a page's downloads being built (a lease: their peak, not in the RSS yet; kept after
+        # its session left until the build ends) and the files it then holds (until it leaves)
+        self.leases: dict[int, int] = {}
+        self.files: dict[str, int] = {}
         self.measured, self.freed = measured, freed  # told when a count changes or falls
 
     def reserve(self, watcher: str, run_nbytes: int) -> None:
@@ -93,9 +97,23 @@ class Payloads:
         self._changed(fell)
 
     def drop(self, watcher: str) -> None:
-        """The session left: its copies are freed."""
+        """The session left: its copies and its downloads' files are freed."""
         self.pending.discard(watcher)
-        self._changed(bool(self.bytes.pop(watcher, 0)))
+        self._changed(bool(self.bytes.pop(watcher, 0) + self.files.pop(watcher, 0)))
+
+    def lease(self, nbytes: int) -> int:
+        """A build of nbytes at its peak starts: its token."""
+        token = max(self.leases, default=0) + 1
+        self.leases[token] = int(nbytes)
+        return token
+
+    def unlease(self, token: int, watcher: str | bool, kept: int) -> None:
+        """The build ended: its lease goes, the files it made (kept bytes) count with the
+        session until it leaves (watcher False: it has left)."""
+        self.leases.pop(token, None)
+        if watcher:
+            self.files[watcher] = self.files.get(watcher, 0) + int(kept)
+        self._changed(True)
 
     def _changed(self, fell: bool) -> None:
         # the RSS lags the count both ways: read /proc at the next admission; freed copies
@@ -106,10 +124,12 @@ class Payloads:
             self.freed.set()
 
     def mb(self) -> float:
-        return sum(self.bytes.values()) / 2**20
+        held = self.bytes.values(), self.files.values(), self.leases.values()
+        return sum(sum(part) for part in held) / 2**20
 
     def pending_mb(self) -> float:
-        return sum(self.bytes[w] for w in self.pending) / 2**20
+        """What is counted but not yet in the RSS: first batches and builds under way."""
+        return (sum(self.bytes[w] for w in self.pending) + sum(self.leases.values())) / 2**20
 
 
 def reserve_mb(run_nbytes: int) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 HELP = (  # name, type, help, key in Hub.metrics()
     ("fex_sessions", "gauge", "Browser sessions connected to the server", "sessions"),
     ("fex_runs_live", "gauge", "Runs being computed now", "runs_live"),
@@ -15,6 +17,22 @@ HELP = (  # name, type, help, key in Hub.metrics()
      "queue_length"),
     ("fex_hub_memory_mb", "gauge", "Memory the hub counts against FEX_HUB_MEMORY_MB", "memory_mb"),
 )
+
+
+def numbers(hub) -> dict:
+    """Hub.metrics()'s counters and gauges (the caller holds the hub's lock)."""
+    states = Counter(r.state for r in hub.runs.values())
+    pool = hub.pool
+    return {"sessions": len(hub.watching), "runs_live": states["live"],
+            "runs_cached": len(hub.runs) - states["live"],
+            "runs_computed_total": hub.counts["computed"],
+            "steps_computed_total": hub.counts["steps"],
+            "cache_hits_total": hub.counts["cache_hits"],
+            "queue_length": pool.queued() if pool else 0,
+            "workers": pool.size if pool else 0,
+            "executor": pool.executor if pool else hub.budget.executor(),
+            "memory_mb": hub._used(pool) if pool else 0.0,
+            "memory_cap_mb": hub.budget.cap()}
 
 
 def prometheus(numbers: dict) -> str:

@@ -215,3 +215,32 @@ def test_a_session_not_yet_served_counts_on_top_of_what_the_processes_hold(tmp_p
         del untracked
     finally:
         hub.close()
+
+
+def test_a_pages_download_build_counts_until_it_ends_and_its_files_while_it_stays(monkeypatch):
+    # each Explore page of a complete m = 2 000, T = 600 run built its downloads (offline
+    # player ~88 MB and GIF ~103 MB at their peaks) beside the hub's count: the web process
+    # went ~700 MB past FEX_HUB_MEMORY_MB when a wave of sessions arrived (issue 38 High 2)
+    monkeypatch.setenv("FEX_HUB_MEMORY_MB", "100000")
+    hub = make()
+    try:
+        hub.subscribe(TINY, "a")
+        hub.subscribe(TINY, "b")
+        base = hub.metrics()["memory_mb"]
+        first = hub.lease(TINY, 300.0)
+        assert hub.metrics()["memory_mb"] == pytest.approx(base + 300, abs=20)
+        monkeypatch.setenv("FEX_HUB_MEMORY_MB", f"{base + 300 + mb(TINY) / 2:.1f}")
+        with pytest.raises(ConfigError, match="server is full"):
+            hub.lease(TINY, 300.0)  # a second build does not fit beside the first
+        with pytest.raises(ConfigError, match="server is full"):
+            hub.subscribe(TINY.replace(seed=3), "c")  # nor a new run beside the build
+        hub.unlease(first, "a", 40 * 2**20)  # built: its page keeps 40 MB of files
+        assert hub.metrics()["memory_mb"] == pytest.approx(base + 40, abs=20)
+        second = hub.lease(TINY, 250.0)  # room again
+        hub.leave("b")  # its page left while the build goes on: still counted
+        assert hub.metrics()["memory_mb"] >= base + 250
+        hub.unlease(second, "b", 40 * 2**20)  # ended after its session left: nothing kept
+        hub.leave("a")  # the files go with their session
+        assert hub.payloads.mb() == pytest.approx(0.0)
+    finally:
+        hub.close()
