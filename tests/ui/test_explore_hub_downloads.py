@@ -31,6 +31,9 @@ def complete_page() -> AppTest:
         at.session_state["app"].explore.player["want"] = int(LINK["T"]) + 1
         time.sleep(0.1)
         at.run()
+    # the player's "held" (player_view._on_held): the run's batch arrived, the timer stops
+    at.session_state["app"].explore.player["held"] = len(stream)
+    at.run()
     return at.run()
 
 
