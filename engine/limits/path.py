@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import hardmargin, hinge, smooth, svm
+from . import hardmargin, hinge, logistic, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -24,8 +24,9 @@ HARD = (1e-9, 1e-10, 1e-11, 1e-12)  # below the path, tried only when an LP says
 LP_CELLS = 2e7  # the separability LP is built on at most n·p explicit cells
 
 
-def solve_at(prob: Problem, lam: float) -> dict:
-    """The readout at ridge lam by the well-kept solver where it fits, certified."""
+def solve_at(prob: Problem, lam: float, start=None) -> dict:
+    """The readout at ridge lam by the well-kept solver where it fits, certified (start: the
+    previous path point's w, read by the logistic Newton only)."""
     obj = replace(prob.objective, lam=lam)
     if obj.loss == "hinge":
         res = None
@@ -40,6 +41,8 @@ def solve_at(prob: Problem, lam: float) -> dict:
                               f"{res['certificate']:.0e})" if res else " (Gram > 1 GiB)")
             res = own if res is None or own["certificate"] < res["certificate"] else res
         return res
+    if obj.loss == "logistic" and logistic.fits(prob.train, obj):
+        return logistic.solve(prob.train, prob.y_train, obj, start)
     return (smooth.ridge if obj.loss == "squared" else smooth.logistic)(
         prob.train, prob.y_train, obj)
 
@@ -78,15 +81,20 @@ def to_zero(prob: Problem, score) -> dict:
         return {**res, "path": path, "limit_kind": "λ → 0: minimum-norm least squares"}
     # the logistic path's direction as λ → 0 is the hinge's max-margin one: solved as the hinge
     # (the logistic fit at λ = 1e-11 was still 1.5 test points from it on a small fcb-xor)
-    hinge_prob = replace(prob, objective=replace(prob.objective, loss="hinge"))
-    margin, path, separable = _hinge_path(hinge_prob, score)
+    last = None
     if loss == "logistic":
-        path = [_point(lam, solve_at(prob, lam), score) for lam in PATH]
+        path = []
+        for lam in PATH:  # each point warm-starts the next (the logistic Newton)
+            last = solve_at(prob, lam, None if last is None else last["w"])
+            path.append(_point(lam, last, score))
+    hinge_prob = replace(prob, objective=replace(prob.objective, loss="hinge"))
+    margin, hinge_path, separable = _max_margin(hinge_prob, score, last and last["w"])
+    path = path if loss == "logistic" else hinge_path
     if separable:
         return {**margin, "path": path, "separable": True, "limit_kind":
                 "λ → 0: max-margin" + (" (the logistic path's direction)" if loss == "logistic"
                                         else "")}
-    end = margin if loss == "hinge" else solve_at(prob, PATH[-1])
+    end = margin if loss == "hinge" else last
     return {**end, "path": path, "separable": separable, "ridge": PATH[-1],
             "limit_kind": "λ → 0: end of the ridge path (the sample is not separable)"
             if separable is False else "λ → 0: end of the ridge path"}
@@ -95,6 +103,22 @@ def to_zero(prob: Problem, score) -> dict:
 def _point(lam: float, res: dict, score) -> dict:
     return {"ridge": lam, **score(res), "certificate": res["certificate"],
             "converged": res["converged"]}
+
+
+def _max_margin(prob: Problem, score, alone) -> tuple[dict | None, list, bool | None]:
+    """The hinge's λ → 0 answer; alone (the logistic path's end w, its path drawn apart): the
+    hard-margin NNLS only, started from the rows of least margin under that w, without the
+    hinge's path points, where it applies."""
+    if alone is not None and hardmargin.fits(prob.train, prob.objective):
+        order = torch.argsort(prob.y_train.to(DT) * prob.train.mv(alone))
+        hard = hardmargin.solve(prob.train, prob.y_train, order)
+        if hard is not None and not hard["separable"]:
+            return None, [], False
+        if hard is not None:
+            hard["lam_max"] = hardmargin.lam_max(hard["alpha"], svm._box(
+                prob.y_train.to(DT), prob.objective))
+            return _hard_result(prob, hard, min(hard["lam_max"], PATH[-1])), [], True
+    return _hinge_path(prob, score)
 
 
 def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
