@@ -76,8 +76,9 @@ def to_zero(prob: Problem, score) -> dict:
     """The λ → 0 limit with its path; score(res) → {test_…, train_…} of a solution."""
     loss = prob.objective.loss
     if loss == "squared":
-        path = [_point(lam, solve_at(prob, lam), score) for lam in PATH]
-        res = _least_squares(prob)
+        ends = [solve_at(prob, lam) for lam in PATH]
+        path = [_point(lam, res, score) for lam, res in zip(PATH, ends, strict=True)]
+        res = _least_squares(prob, ends[-1])
         return {**res, "path": path, "limit_kind": "λ → 0: minimum-norm least squares"}
     # the logistic path's direction as λ → 0 is the hinge's max-margin one: solved as the hinge
     # (the logistic fit at λ = 1e-11 was still 1.5 test points from it on a small fcb-xor)
@@ -204,11 +205,12 @@ def separable_lp(prob: Problem) -> bool | None:
     return {0: True, 2: False}.get(got.status)
 
 
-def _least_squares(prob: Problem) -> dict:
-    """The minimum-norm least-squares fit (λ → 0 of ridge), by an SVD-based solve."""
+def _least_squares(prob: Problem, end: dict) -> dict:
+    """The minimum-norm least-squares fit (λ → 0 of ridge), by an SVD-based solve; beyond
+    explicit features the path's end (already solved: not solved twice)."""
     op, y, obj = prob.train, prob.y_train.to(DT), prob.objective
     if not isinstance(op, Dense):
-        return {**solve_at(prob, PATH[-1]), "ridge": PATH[-1]}
+        return {**end, "ridge": PATH[-1]}
     x = op.x - op.x.mean(0) if obj.intercept else op.x
     target = y - y.mean(0) if obj.intercept else y
     w = torch.linalg.lstsq(x, target.reshape(len(y), -1), driver="gelsd").solution
