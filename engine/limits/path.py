@@ -123,13 +123,14 @@ def _max_margin(prob: Problem, score, alone) -> tuple[dict | None, list, bool | 
 
 
 def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
-    """The max-margin solution and the path. Where the hard-margin NNLS is small (p + 1 < n
+    """The max-margin solution and the path. Where the hard-margin NNLS is small (p + 1 < n/2
     rows in [Gᵀ; 1ᵀ]: 0.1 s on gfl-xor's RF and gfl-linear's NTK, whose path search took 3 and
     15 s) it comes first and decides separability; else the path is searched first and the
-    NNLS (n×n Cholesky form: 5–10 s for gfl-xor's NTK's 1127 support vectors, where the
-    Newton's three points take 2–7 s) runs only if no path point separates."""
+    NNLS (5–10 s for gfl-xor's NTK's 1127 support vectors, 32 s for gfl-parity-blocks' 3954 ×
+    4000 NTK, where the Newton's three points take 2–10 s) runs only if no path point
+    separates with a certificate."""
     op, obj = prob.train, prob.objective
-    if hardmargin.fits(op, obj) and op.p + 1 < op.n:
+    if hardmargin.fits(op, obj) and 2 * (op.p + 1) < op.n:
         hard = hardmargin.solve(op, prob.y_train)
         if hard is not None:
             return _from_hard(prob, hard, score, [])
@@ -144,7 +145,10 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             path += [{**path[-1], "ridge": small, "same_as": lam}
                      for small in PATH[len(path):]]
             return res, path, True
-    hard = hardmargin.solve(op, prob.y_train) if hardmargin.fits(op, obj) else None
+    hard = None
+    if hardmargin.fits(op, obj):  # started from the rows of least margin at the path's end
+        order = torch.argsort(prob.y_train.to(DT) * op.mv(res["w"]))
+        hard = hardmargin.solve(op, prob.y_train, order)
     if hard is not None:
         return _from_hard(prob, hard, score, path, res)
     separable = separable_lp(prob)
