@@ -28,12 +28,13 @@ class Finish:
 
     def __init__(self, op: Dense, y: torch.Tensor, s: torch.Tensor, obj: Objective):
         self.op, self.y, self.obj, self.box = op, y, obj, s / len(y)
-        self.q = (op.x @ op.x.T) * (y[:, None] * y[None, :])
+        self.q = op.gram() * (y[:, None] * y[None, :])  # the shared Gram
 
     def attempt(self, v: torch.Tensor, mu: float) -> tuple[torch.Tensor, float, float] | None:
         """(w, P(w), certificate) from the Newton's point v at width mu, or None if uncertified."""
         m = self.y * self.op.mv(v)
-        alpha = _active_set(self.q, self.box, self.obj.lam, self.box * ((1.0 - m) / mu).clamp(0, 1))
+        alpha = _active_set(self.q, self.box, self.obj.lam, self.box * ((1.0 - m) / mu).clamp(0, 1),
+                            self.op.p)
         if alpha is None:
             return None
         w = self.op.rmv(alpha * self.y) / (2 * self.obj.lam)
@@ -42,8 +43,9 @@ class Finish:
         return (w, primal, cert) if cert <= TOL else None
 
 
-def _active_set(q, box, lam: float, alpha) -> torch.Tensor | None:
-    """The box QP's KKT point reached from alpha, or None (singular system, or no fixed point)."""
+def _active_set(q, box, lam: float, alpha, rank: int) -> torch.Tensor | None:
+    """The box QP's KKT point reached from alpha, or None (singular system, or no fixed point;
+    more free rows than Q's rank ≤ p is singular: gfl-linear's 51 features, 5 s of solves)."""
     sets, c = None, float(box.mean())  # c weighs the margin slack against α (α ~ 1/n)
     for _ in range(STEPS):
         z = alpha + c * (1.0 - q @ alpha / (2 * lam))
@@ -51,6 +53,8 @@ def _active_set(q, box, lam: float, alpha) -> torch.Tensor | None:
         if sets is not None and torch.equal(up, sets[0]) and torch.equal(zero, sets[1]):
             return alpha.clamp(min=torch.zeros_like(box), max=box)
         sets, free = (up, zero), ~(up | zero)
+        if int(free.sum()) > rank:
+            return None
         new = torch.where(up, box, torch.zeros((), dtype=DT))
         if free.any():
             rhs = 2 * lam - q[free][:, up] @ box[up]

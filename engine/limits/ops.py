@@ -15,11 +15,19 @@ DENSE_BYTES = 1536 * 2**20
 
 
 class Dense:
-    """An explicit n×p feature matrix (float64)."""
+    """An explicit n×p feature matrix (float64); its n×n Gram X Xᵀ formed once, on demand, and
+    shared by every path point's solve (or given: the kernel embedding's is K itself)."""
 
-    def __init__(self, x: torch.Tensor):
+    def __init__(self, x: torch.Tensor, gram: torch.Tensor | None = None):
         self.x = x.to(DT)
         self.n, self.p = self.x.shape
+        self._gram = gram
+
+    def gram(self) -> torch.Tensor:
+        """X Xᵀ (n×n), computed once."""
+        if self._gram is None:
+            self._gram = self.x @ self.x.T
+        return self._gram
 
     def mv(self, w: torch.Tensor) -> torch.Tensor:
         """X w."""
@@ -132,12 +140,38 @@ class Gram:
         return float(beta @ (self.k @ beta))
 
 
-def kernel_embedding(k_train: torch.Tensor, k_test: torch.Tensor) -> tuple[Dense, Dense]:
-    """Rows Φ with ΦΦᵀ = K (Φ = U√S from K = USUᵀ) and the test rows Φ_t = K_t U/√S: the same
-    inner products as the features, so a ridge-regularised linear model (whose weights lie in the
-    span of the training rows) has the same predictions; eigenvalues below 1e-12·max are dropped."""
-    s, u = torch.linalg.eigh(k_train.to(DT))
-    keep = s > 1e-12 * float(s.max().clamp_min(1e-300))
-    s, u = s[keep], u[:, keep]
-    root = s.sqrt()
-    return Dense(u * root), Dense((k_test.to(DT) @ u) / root)
+class Embedded:
+    """Test rows of a kernel embedding, Φ_t = K_t[:, P] L⁻ᵀ (L the train Gram's Cholesky factor
+    on its pivots P), applied as Φ_t w = K_t[:, P] (L⁻ᵀ w): never formed (an n_t × n triangular
+    solve, 3.5 s at n = 4000, for the few predictions made)."""
+
+    def __init__(self, cols: torch.Tensor, low: torch.Tensor):
+        self.cols, self.low = cols, low
+        self.n, self.p = cols.shape[0], low.shape[0]
+
+    def mv(self, w: torch.Tensor) -> torch.Tensor:
+        """Φ_t w (w a vector or a matrix of columns)."""
+        col = w[:, None] if w.dim() == 1 else w
+        out = self.cols @ torch.linalg.solve_triangular(self.low.T, col, upper=True)
+        return out[:, 0] if w.dim() == 1 else out
+
+
+def kernel_embedding(k_train: torch.Tensor, k_test: torch.Tensor) -> tuple[Dense, Embedded]:
+    """Rows Φ with ΦΦᵀ = K and the test rows Φ_t with Φ_t Φᵀ = K_t, from the Cholesky factor
+    K = LLᵀ (Φ = L); a singular K by LAPACK's pivoted Cholesky (dpstrf), its rank r where the
+    pivots fall below 1e-12 of the largest diagonal: Φ = L_r on the pivoted rows, the Nyström
+    form, exact for a rank-r K. A ridge-regularised linear model (its weights in the span of the
+    training rows) has the same predictions; 7× faster than the eigendecomposition at n = 4000."""
+    k_train, k_test = k_train.to(DT), k_test.to(DT)
+    floor = 1e-12 * float(k_train.diagonal().max().clamp_min(1e-300))
+    low, info = torch.linalg.cholesky_ex(k_train)
+    if int(info) == 0 and float(low.diagonal().min()) ** 2 > floor:
+        return Dense(low, gram=k_train), Embedded(k_test, low)
+    from scipy.linalg.lapack import dpstrf  # here: `import engine.cli` stays free of scipy
+
+    fac, piv, rank, _ = dpstrf(k_train.numpy(), lower=1, tol=floor)
+    piv = torch.from_numpy(piv.astype("int64") - 1)
+    low = torch.from_numpy(fac).tril()[:, :rank]
+    phi = torch.empty_like(low)
+    phi[piv] = low
+    return Dense(phi, gram=k_train), Embedded(k_test[:, piv[:rank]], low[:rank].contiguous())

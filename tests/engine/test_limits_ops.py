@@ -4,6 +4,7 @@ the Gram embedding keeps inner products, and the hinge certificate is a real dua
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from sklearn.svm import SVC
 
@@ -40,11 +41,13 @@ def test_func_linear_is_the_jacobian_of_a_linear_model():
     assert torch.allclose(op.rmv(u), jac.T @ u)
 
 
-def test_kernel_embedding_keeps_inner_products():
+@pytest.mark.parametrize("p", [30, 3])  # a full-rank Gram (Cholesky), a rank-3 one (pivoted)
+def test_kernel_embedding_keeps_inner_products(p):
     g = _gen(2)
-    x, xt = torch.randn(8, 30, generator=g, dtype=DT), torch.randn(5, 30, generator=g, dtype=DT)
+    x, xt = torch.randn(8, p, generator=g, dtype=DT), torch.randn(5, p, generator=g, dtype=DT)
     phi, phi_t = kernel_embedding(x @ x.T, xt @ x.T)
-    assert torch.allclose(phi.x @ phi.x.T, x @ x.T) and torch.allclose(phi_t.x @ phi.x.T, xt @ x.T)
+    assert phi.p == min(p, 8)
+    assert torch.allclose(phi.x @ phi.x.T, x @ x.T) and torch.allclose(phi_t.mv(phi.x.T), xt @ x.T)
 
 
 def test_hinge_limit_matches_libsvm_with_an_unregularised_intercept():
