@@ -41,7 +41,9 @@ def meta_of(hub: Hub, cfg: Config, watcher: str) -> dict:
 
 
 def test_a_forked_worker_computes_the_frames_of_a_spawned_one():
-    cfg = Config(n=1000, n_test=500, T=6, m=20, batch=100, seed=5)
+    # 202 map points of 200 features: the maps take scipy's eigh (engine/mds.py), which the
+    # forkserver preloads and a spawned worker imports on its first frame
+    cfg = Config(n=1000, n_test=500, T=4, m=200, D=200, d=400, batch=100, seed=5)
     got = {}
     for method in ("spawn", "forkserver"):
         hub = pool_hub(method)
