@@ -8,10 +8,12 @@ every process sentinel at once, so a dead worker is seen at once and fails only 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import threading
+import time
 from collections import deque
 from multiprocessing.connection import wait
 
@@ -22,6 +24,7 @@ from . import memory
 from .slot import CHUNK_S, Slot
 
 IDLE_POLL_S = 1.0  # an idle worker checks this often that the server still lives
+START_TRIES = 10  # starts of a worker while a dead forkserver is not yet seen dead
 
 
 def _die_with_parent() -> None:
@@ -184,7 +187,7 @@ class LocalPool:
         """Start the workers, then deliver their messages and replace one that died."""
         try:
             with self.lock:
-                self.workers = [Worker(self.ctx, i, self.factory) for i in range(count)]
+                self.workers = [self._worker(i) for i in range(count)]
         finally:
             ready.set()
         while not self.closed:
@@ -206,13 +209,23 @@ class LocalPool:
         dead.process.join(timeout=1)  # reaped first: its exit code is known after
         busy, exitcode = dead.busy_key(), dead.process.exitcode
         with self.lock:
-            fresh = Worker(self.ctx, dead.index, self.factory)
+            fresh = self._worker(dead.index)
             self.workers[dead.index] = fresh
             keys = set(dead.keys)
             for key in keys:
                 self.where.pop(key, None)
         dead.conn.close()
         self.crashed(keys, busy, exitcode)
+
+    def _worker(self, index: int) -> Worker:
+        """A fresh worker. A forkserver that died (its workers die with it) is seen dead a
+        moment after its pipes close, and only then started again: a start in that moment fails
+        and is tried again."""
+        for _ in range(START_TRIES - 1):
+            with contextlib.suppress(OSError, EOFError):
+                return Worker(self.ctx, index, self.factory)
+            time.sleep(0.2)
+        return Worker(self.ctx, index, self.factory)
 
     def close(self) -> None:
         """Stop every worker (the server is going down)."""

@@ -68,6 +68,20 @@ def test_workers_fork_from_the_forkserver_and_a_killed_one_is_replaced_and_serve
         hub.close()
 
 
+def test_a_killed_forkserver_is_started_again_and_the_hub_serves():
+    # its worker dies with it; the replacement's start came before the forkserver was seen dead
+    # and failed, which ended the hub's reader thread: no run was served again
+    hub = pool_hub(None, ENV_STREAM)
+    try:
+        first = meta_of(hub, TINY.replace(seed=45, T=3), "e")
+        os.kill(first["ppid"], signal.SIGKILL)
+        wait_for(lambda: hub.pool.pids()[0] != first["pid"])
+        second = meta_of(hub, TINY.replace(seed=46, T=3), "f")
+        assert second["ppid"] == server_pid() != first["ppid"]
+    finally:
+        hub.close()
+
+
 def test_a_worker_reads_the_servers_environment_of_its_start(monkeypatch):
     server_pid()  # the forkserver's environment is fixed now, without the probe
     monkeypatch.setenv("FEX_TEST_PROBE", "set after the forkserver started")
