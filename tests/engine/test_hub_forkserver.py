@@ -6,9 +6,13 @@ thread. Real processes, tiny runs, no timing asserted."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing.forkserver
 import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 from engine import forkserver
 from engine.config import Config
@@ -19,6 +23,7 @@ from tests.engine.test_hub import TINY, wait_for
 from tests.engine.test_hub_frames import hub_frames, local_frames
 
 ENV_STREAM = "tests.engine.hub_streams:EnvStream"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def pool_hub(method: str | None, stream: str = FACTORY) -> Hub:
@@ -104,3 +109,13 @@ def test_the_forkserver_forks_its_workers_from_one_thread():
     finally:
         hub.close()
     assert os.listdir(f"/proc/{pid}/task") == [str(pid)]
+
+
+def test_the_worker_start_bench_runs_the_servers_prestarted_path():
+    # bench/worker_start.py as asgi.py does it: prestart() first thing, then the engine's
+    # imports, then the hub; a worker serves, and after SIGKILL its replacement does
+    out = subprocess.run([sys.executable, "-m", "bench.worker_start", "prestarted"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600, check=True).stdout
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["mode"] == "prestarted" and got["ready_s"] > 0 and got["replaced_s"] > 0
+    assert got["cpu_s"] > 0
