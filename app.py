@@ -6,6 +6,12 @@ import os
 # starve the main thread (a 2 ms MDS eigh took 100+ ms after each training step).
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+from engine import forkserver  # noqa: E402  (no torch)
+
+# The hub workers' forkserver imports torch and the engine on the other core while this
+# process imports its own (a worker is then forked ready in milliseconds; later reruns: nothing)
+forkserver.prestart()
+
 import streamlit as st  # noqa: E402
 import threadpoolctl  # noqa: E402
 
@@ -36,8 +42,8 @@ def main() -> None:
     router.run(page)
 
 
-# A hub worker spawned while Streamlit held this page as __main__ (a rerun can put it back
-# during local._bare_main's spawn) imports it as __mp_main__: it must neither start a hub of
-# its own nor draw a page.
+# A hub worker started while Streamlit held this page as __main__ (a rerun can put it back
+# during engine/forkserver.bare_main) imports it as __mp_main__: it must neither start a hub
+# of its own nor draw a page.
 if __name__ != "__mp_main__":
     main()

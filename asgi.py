@@ -8,13 +8,23 @@ workers start and stop with the server (its lifespan).
 Everything else is app.py.
 """
 
-import streamlit as st
-from starlette.middleware import Middleware
-from starlette.routing import Route
+import os
 
-from ui import hub_metrics
-from ui.base_url import BackendBaseMiddleware
-from ui.not_found import NotFoundMiddleware
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # as app.py: before the forkserver's torch
+
+from engine import forkserver  # noqa: E402  (no torch)
+
+# The hub workers' forkserver imports torch and the engine on the other core while this
+# process imports its own: the lifespan's workers are then forked ready in milliseconds.
+forkserver.prestart()
+
+import streamlit as st  # noqa: E402
+from starlette.middleware import Middleware  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+from ui import hub_metrics  # noqa: E402
+from ui.base_url import BackendBaseMiddleware  # noqa: E402
+from ui.not_found import NotFoundMiddleware  # noqa: E402
 
 app = st.App("app.py", middleware=[Middleware(NotFoundMiddleware),
                                    Middleware(BackendBaseMiddleware)],

@@ -5,10 +5,14 @@ Prints, each the median of --repeat fresh processes (wall and CPU seconds of the
   parser needs no registry: none of them since issue 37's split into engine/cli_run.py);
 - `import engine.cli_run`: the commands, with the registries and torch (what a run pays);
 - `python -m engine run --help`, cold (no help text kept yet) and warm (engine/cli_help.py);
-- a hub worker ready: a spawned LocalPool worker from its start to its first frame of a tiny
-  run (the worker imports the engine, builds the run, sends step 0);
-- with --run: a whole `python -m engine run` process against the training time it reports
-  (whole-process vs compute-only).
+- a hub worker ready (bench/worker_start.py, the three starts taken in turn in each round):
+  spawn (the old start: the worker imports torch and the engine), forkserver (forked from a
+  forkserver the hub starts) and prestarted (the forkserver started first thing, as asgi.py
+  and app.py do): seconds from the hub's start to a tiny run's first frame, from SIGKILL of
+  that worker to a new run's first frame on its replacement, and the whole process tree's CPU;
+- with --run: the engine against the naive reference (bench/reference.py, a notebook's plain
+  loop) on the same setting, both whole-process (a fresh interpreter, imports included) and
+  compute-only (the training time each reports).
 Not a test: figures depend on the machine's load, which is printed beside them.
 """
 
@@ -27,18 +31,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("sklearn", "scipy", "ray", "pandas", "torch")
-WORKER = """
-import time
-from engine.config import Config
-from engine.hub import make_hub
-if __name__ == "__main__":
-    t0 = time.perf_counter()
-    hub = make_hub(workers=1)
-    key = hub.subscribe(Config().replace(n=200, n_test=100, d=40, D=20, m=4, T=3, batch=50), "w")
-    while hub.status(key)["n"] == 0:
-        time.sleep(0.005)
-    print(time.perf_counter() - t0)
-    hub.close()
+STARTS = ("spawn", "forkserver", "prestarted")
+NAIVE = """
+import sys, time
+from argparse import Namespace
+from bench.reference import train_reference
+from engine.cli import parse_settings
+cfg, _ = parse_settings(Namespace(preset=sys.argv[1], set=sys.argv[2:], seed=None))
+t0 = time.perf_counter()
+train_reference(cfg)
+print(time.perf_counter() - t0)
 """
 
 
@@ -62,7 +64,8 @@ def median_of(cmd: list[str], repeat: int) -> dict:
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--run", help="also time `python -m engine run --preset RUN` whole")
+    ap.add_argument("--run", help="also the engine vs the naive reference on preset RUN")
+    ap.add_argument("--set", action="append", default=[], help="KEY=VALUE for --run")
     args = ap.parse_args(argv)
     py = sys.executable
     probe = (f"import sys, engine.cli; print(sorted({{m.split('.')[0] for m in sys.modules}}"
@@ -73,16 +76,9 @@ def main(argv=None) -> None:
                                                                        "engine.cli_run;")],
                                               args.repeat),
            **run_help(py, args.repeat)}
-    with tempfile.NamedTemporaryFile("w", suffix=".py", dir=ROOT, delete=False) as fh:
-        fh.write(WORKER)
-    try:
-        w = median_of([py, fh.name], args.repeat)
-        ready = float(w.pop("out"))  # the last run's, measured inside it
-        out["worker_first_frame"] = {**w, "ready_s": ready}
-    finally:
-        os.unlink(fh.name)
+    out["worker"] = worker_starts(py, args.repeat)
     if args.run:
-        out["run"] = whole_run(py, args.run)
+        out["run"] = versus_naive(py, args.run, args.set)
     out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
 
@@ -99,14 +95,36 @@ def run_help(py: str, repeat: int) -> dict:
             "run_help": {k: v for k, v in warm.items() if k != "out"}}
 
 
-def whole_run(py: str, preset: str) -> dict:
-    """A whole CLI run against the compute it reports (its JSON report's timing)."""
+def worker_starts(py: str, repeat: int) -> dict:
+    """Each start's medians over `repeat` rounds, the starts taken in turn in every round (the
+    machine's load drifts: in turn, each start sees about the same)."""
+    runs: dict[str, list[dict]] = {m: [] for m in STARTS}
+    for _ in range(repeat):
+        for mode in STARTS:
+            _, _, text = timed([py, "-m", "bench.worker_start", mode])
+            runs[mode].append(json.loads(text.strip().splitlines()[-1]))
+    keys = ("ready_s", "replaced_s", "whole_s", "imported_s", "cpu_s")
+    return {m: {k: round(statistics.median(r[k] for r in rs), 3) for k in keys}
+            for m, rs in runs.items()}
+
+
+def versus_naive(py: str, preset: str, sets: list[str]) -> dict:
+    """The engine's network run against the naive reference, whole-process and compute-only."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "r.json"
-        wall, cpu, _ = timed([py, "-m", "engine", "run", "--preset", preset, "--quiet",
+        flags = [f"--set={s}" for s in sets]
+        wall, cpu, _ = timed([py, "-m", "engine", "run", "--preset", preset, *flags, "--quiet",
                               "--no-limits", "--methods", "network", "--out", str(report)])
         timing = json.loads(report.read_text()).get("timing", {})
-    return {"whole_wall_s": wall, "whole_cpu_s": cpu, "timing": timing}
+    n_wall, n_cpu, text = timed([py, "-c", NAIVE, preset, *sets])
+    engine_s = timing.get("total_s") or sum(v for v in timing.values()
+                                            if isinstance(v, int | float))
+    naive_s = float(text.strip().splitlines()[-1])
+    return {"engine": {"whole_wall_s": wall, "whole_cpu_s": cpu, "compute_s": engine_s,
+                       "timing": timing},
+            "naive": {"whole_wall_s": n_wall, "whole_cpu_s": n_cpu, "compute_s": naive_s},
+            "naive_over_engine_whole": n_wall / wall,
+            "naive_over_engine_compute": naive_s / engine_s}
 
 
 if __name__ == "__main__":

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import multiprocessing
 import os
 import signal
-import sys
 import threading
-import types
+import time
 from collections import deque
 from multiprocessing.connection import wait
 
 import torch
 
+from ..forkserver import bare_main, context
 from . import memory
 from .slot import CHUNK_S, Slot
 
 IDLE_POLL_S = 1.0  # an idle worker checks this often that the server still lives
+START_TRIES = 10  # starts of a worker while a dead forkserver is not yet seen dead
 
 
 def _die_with_parent() -> None:
@@ -35,9 +35,13 @@ def _die_with_parent() -> None:
         pass  # elsewhere the parent-pid check below does it
 
 
-def worker_main(conn, busy, factory: str, parent: int) -> None:
+def worker_main(conn, busy, factory: str, env: dict) -> None:
     """A worker's loop: take commands, give each run with work a turn, send what it made."""
     _die_with_parent()
+    # A forked worker's environment is the forkserver's (made at its start): the server's, now
+    os.environ.clear()
+    os.environ.update(env)
+    parent = os.getppid()  # the server (spawned) or the forkserver, which ends with the server
     torch.set_num_threads(1)  # one thread per run: the pool is sized to the cores
     slots: dict[str, Slot] = {}
     order: deque[str] = deque()
@@ -88,25 +92,6 @@ def _next(order: deque, slots: dict) -> str | None:
     return None
 
 
-_MAIN_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _bare_main():
-    """Spawn re-runs the parent's __main__ in the child, and under `streamlit run app.py` that
-    is the page script (Streamlit installs it as __main__): a worker would import Streamlit and
-    run the app, start a hub of its own and fail. A bare __main__ for the moment of the spawn
-    makes the worker import only the engine."""
-    with _MAIN_LOCK:
-        saved = sys.modules.get("__main__")
-        sys.modules["__main__"] = types.ModuleType("__main__")
-        try:
-            yield
-        finally:
-            if saved is not None:
-                sys.modules["__main__"] = saved
-
-
 class Worker:
     """The hub's handle on one worker process."""
 
@@ -115,8 +100,8 @@ class Worker:
         self.conn, child = ctx.Pipe(duplex=True)
         self.busy = ctx.Array("c", 40, lock=False)
         self.process = ctx.Process(target=worker_main, name=f"fex-hub-worker-{index}",
-                                   args=(child, self.busy, factory, os.getpid()), daemon=True)
-        with _bare_main():
+                                   args=(child, self.busy, factory, dict(os.environ)), daemon=True)
+        with bare_main():
             self.process.start()
         child.close()
         self.keys: set[str] = set()
@@ -140,8 +125,10 @@ class LocalPool:
 
     executor = "local"
 
-    def __init__(self, workers: int, factory: str, deliver, crashed):
-        self.ctx = multiprocessing.get_context("spawn")  # fork would copy torch's thread pools
+    def __init__(self, workers: int, factory: str, deliver, crashed, method: str | None = None):
+        # forked from the forkserver (engine/forkserver.py), never from this process: a fork
+        # of the server would copy its threads and torch's thread pools
+        self.ctx = context(method)
         self.factory, self.deliver, self.crashed = factory, deliver, crashed
         self.workers: list[Worker] = []
         self.where: dict[str, Worker] = {}
@@ -200,7 +187,7 @@ class LocalPool:
         """Start the workers, then deliver their messages and replace one that died."""
         try:
             with self.lock:
-                self.workers = [Worker(self.ctx, i, self.factory) for i in range(count)]
+                self.workers = [self._worker(i) for i in range(count)]
         finally:
             ready.set()
         while not self.closed:
@@ -222,13 +209,23 @@ class LocalPool:
         dead.process.join(timeout=1)  # reaped first: its exit code is known after
         busy, exitcode = dead.busy_key(), dead.process.exitcode
         with self.lock:
-            fresh = Worker(self.ctx, dead.index, self.factory)
+            fresh = self._worker(dead.index)
             self.workers[dead.index] = fresh
             keys = set(dead.keys)
             for key in keys:
                 self.where.pop(key, None)
         dead.conn.close()
         self.crashed(keys, busy, exitcode)
+
+    def _worker(self, index: int) -> Worker:
+        """A fresh worker. A forkserver that died (its workers die with it) is seen dead a
+        moment after its pipes close, and only then started again: a start in that moment fails
+        and is tried again."""
+        for _ in range(START_TRIES - 1):
+            with contextlib.suppress(OSError, EOFError):
+                return Worker(self.ctx, index, self.factory)
+            time.sleep(0.2)
+        return Worker(self.ctx, index, self.factory)
 
     def close(self) -> None:
         """Stop every worker (the server is going down)."""

@@ -14,7 +14,8 @@ import threading
 from multiprocessing.connection import wait
 
 from ..config import ConfigError
-from .local import LocalPool, _bare_main, _die_with_parent
+from ..forkserver import bare_main
+from .local import LocalPool, _die_with_parent
 from .ray_pool import GCS_JOIN_S, JOIN_S, NAME, RayPool
 
 START_S = 60.0  # spawning the child (an interpreter importing torch) on a loaded machine
@@ -127,7 +128,7 @@ class RayProcessPool:
         self.conn, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(target=ray_main, name="fex-hub-ray", daemon=True,
                                    args=(child, self.address, self.factory, os.getpid()))
-        with _bare_main():
+        with bare_main():
             self.process.start()
         child.close()
         while not self.closed:

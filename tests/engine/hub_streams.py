@@ -4,6 +4,7 @@ what they test; tests/engine/test_hub_frames.py runs the hub on the real FrameSt
 from __future__ import annotations
 
 import base64
+import os
 import time
 
 import numpy as np
@@ -73,3 +74,11 @@ class LimitStream(CountStream):
 
     def wait_limits(self, timeout: float) -> None:
         time.sleep(min(timeout, 0.1))
+
+
+class EnvStream(CountStream):
+    """A CountStream whose meta says the worker's FEX_TEST_PROBE and its own and parent pids."""
+
+    def meta(self) -> dict:
+        return {**super().meta(), "probe": os.environ.get("FEX_TEST_PROBE", ""),
+                "pid": os.getpid(), "ppid": os.getppid()}

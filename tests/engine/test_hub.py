@@ -1,7 +1,7 @@
-"""The run hub's bookkeeping on real worker processes (spawned, as on the server): one
-computation per key, late joiners, leaving, a killed worker, fairness, the memory limit, the
-disk cache and /metrics. The stream is a cheap stand-in (tests/engine/hub_streams.py); the
-hub on the real FrameStream is tests/engine/test_hub_frames.py."""
+"""The run hub's bookkeeping on real worker processes (forked from the forkserver, as on the
+server): one computation per key, late joiners, leaving, a killed worker, fairness, the memory
+limit, the disk cache and /metrics. The stream is a cheap stand-in (tests/engine/hub_streams.py);
+the hub on the real FrameStream is tests/engine/test_hub_frames.py."""
 
 from __future__ import annotations
 
