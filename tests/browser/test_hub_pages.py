@@ -87,18 +87,32 @@ def test_six_pages_on_one_link_are_one_computation(context, app_server, server_l
 
 
 def workers(server_pid: int) -> list[int]:
-    """The server's spawned worker processes (engine/hub/local.py), oldest first."""
+    """The hub's worker processes (engine/hub/local.py), oldest first: the children of the
+    server's forkserver (engine/forkserver.py), or the server's spawned children where there
+    is none."""
+    kids = children()
     out = []
+    for pid, cmd in kids.get(server_pid, []):
+        if b"forkserver" in cmd and b"resource_tracker" not in cmd:
+            out += [child for child, _ in kids.get(pid, [])]
+        elif b"spawn_main" in cmd and b"resource_tracker" not in cmd:
+            out.append(pid)
+    return sorted(out)
+
+
+def children() -> dict[int, list[tuple[int, bytes]]]:
+    """Every process by its parent: (pid, command line)."""
+    kids: dict[int, list[tuple[int, bytes]]] = {}
     for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():  # self, thread-self, sys …
+            continue
         try:
             stat = (proc / "stat").read_text()
             cmd = (proc / "cmdline").read_bytes()
         except (OSError, ValueError):
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == server_pid and b"spawn_main" in cmd and b"resource_tracker" not in cmd:
-            out.append(int(proc.name))
-    return sorted(out)
+        kids.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append((int(proc.name), cmd))
+    return kids
 
 
 def cpu_ticks(pid: int) -> int:
