@@ -40,15 +40,21 @@ def _proc(pid: int) -> tuple[float, float, float]:
 
 
 def children(pid: int) -> list[int]:
-    """The server's child processes (the hub's workers and multiprocessing's helper)."""
-    out = []
+    """The server's descendant processes: the hub's workers (forked from its forkserver,
+    engine/forkserver.py, so grandchildren; or spawned children), the forkserver and
+    multiprocessing's helper."""
+    parent = {}
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                    out.append(int(proc.name))
+                stat = (proc / "stat").read_text()
+                parent[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
+    out, level = [], [pid]
+    while level:
+        level = [child for child, up in parent.items() if up in level]
+        out += level
     return out
 
 
