@@ -4,6 +4,7 @@ server (asgi.py, FEX_RAY_ADDRESS), each get the whole run, computed as Ray actor
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -21,13 +22,24 @@ async def _two_seeds(url: str) -> list:
                                           SETTING["T"], 240) for seed in (0, 1)))
 
 
+def ray_pool_up(url: str, within_s: float = 60) -> dict:
+    """The server's metrics once its hub has joined Ray (the pool connects in the background
+    after the server answers health: read at once, it said 0 Ray workers in one CI run)."""
+    deadline = time.monotonic() + within_s
+    found = metrics(url)
+    while found["fex_workers_ray"] < 1 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        found = metrics(url)
+    return found
+
+
 @pytest.mark.slow
 def test_two_served_sessions_on_two_seeds_run_on_ray(ray_head, monkeypatch, tmp_path):  # noqa: F811
     monkeypatch.setenv("FEX_RAY_ADDRESS", ray_head)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     server = start_app(log_path=tmp_path / "server.log", timeout=120)
     try:
-        before = metrics(server.url)
+        before = ray_pool_up(server.url)
         # its own thread: earlier browser tests leave Playwright's event loop running in this one
         with ThreadPoolExecutor(1) as pool:
             results = pool.submit(asyncio.run, _two_seeds(server.url)).result()
@@ -39,6 +51,7 @@ def test_two_served_sessions_on_two_seeds_run_on_ray(ray_head, monkeypatch, tmp_
         assert res.error == "" and res.last_step == SETTING["T"], (res, log)
         assert res.steps_seen == set(range(SETTING["T"] + 1)), (res, log)
     assert before["fex_workers_ray"] >= 1 and before["fex_workers_local"] == 0, before
+    assert after["fex_workers_ray"] >= 1 and after["fex_workers_local"] == 0, after
     assert after["fex_runs_computed_total"] - before["fex_runs_computed_total"] == 2, after
     assert after["fex_steps_computed_total"] - before["fex_steps_computed_total"] <= \
         2 * (SETTING["T"] + 1) * 1.1, after
