@@ -10,7 +10,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
-from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
 from engine.compare import Comparison
@@ -19,6 +18,7 @@ from engine.limits.ops import Dense
 from engine.limits.path import separable_lp
 from engine.limits.problem import TOL, Objective, Problem
 from engine.presets import preset_config
+from tests.engine.test_limits_zero import _hard_margin as _dual_reference
 
 
 def _data(n, p, seed, noise):
@@ -27,15 +27,6 @@ def _data(n, p, seed, noise):
     y = torch.sign(x[:, 0] - 0.7 * x[:, 1] + noise * torch.randn(n, generator=gen,
                                                                  dtype=torch.float64))
     return Dense(x), y
-
-
-def _dual_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """max Σα − ½‖Σ α_i y_i x_i‖², α ≥ 0, by L-BFGS-B: w."""
-    q = (x * y[:, None]) @ (x * y[:, None]).T
-    res = minimize(lambda a: (-(a.sum() - 0.5 * a @ q @ a), -(1 - q @ a)), np.zeros(len(y)),
-                   jac=True, method="L-BFGS-B", bounds=[(0, None)] * len(y),
-                   options={"maxiter": 50_000, "ftol": 1e-16, "gtol": 1e-12})
-    return (res.x * y) @ x
 
 
 @pytest.mark.parametrize("n,p", [(60, 80), (150, 20)])  # the Cholesky (Gram) form; [Gᵀ; 1ᵀ]
