@@ -177,8 +177,8 @@ def outgoing(state: AppState) -> dict:
     else:
         data = playback.batch(state, p["meta"], unsure_from(p, time.monotonic()))
         p["sent"] = data["start"] + len(data["frames"]["step"])
-        new = p["sent"] - data["start"]
-        if new and (data["done"] or new > ACK_FRAMES):
+        count = p["sent"] - data["start"]  # the unsure frames sent again included
+        if count and (data["done"] or count > ACK_FRAMES):
             pending = p["pending"] = (data["start"], p["sent"])
     data.update(view=p["view"], resends=p["resends"], ack=pending is not None)
     return data
