@@ -21,6 +21,7 @@ from statistics import median
 from urllib.parse import urlencode
 
 from bench.light import session
+from engine.hub.memory import pss_mb  # PSS: shared pages split between their processes
 
 TICK = 0.5  # the outside probe's period (s)
 HZ = 100  # /proc clock ticks per second (Linux)
@@ -78,8 +79,10 @@ class Watch:
 
     def sample(self) -> None:
         rss, hwm, cpu = _proc(self.pid)
-        kids = [_proc(c) for c in children(self.pid)]
+        pids = children(self.pid)
+        kids = [_proc(c) for c in pids]
         self.rows.append({"t": time.monotonic(), "rss": rss, "hwm": hwm, "cpu": cpu,
+                          "pss": pss_mb(self.pid), "workers_pss": sum(pss_mb(c) for c in pids),
                           "workers_rss": sum(k[0] for k in kids),
                           "workers_cpu": sum(k[2] for k in kids)})
 

@@ -53,7 +53,8 @@ class Timeline:
             hub = m.get("fex_sessions", 0)
             print(f"  {row['t'] - self.t0:6.0f} s  sessions {sessions:3d} (hub {hub:.0f})  web "
                   f"{row['rss']:5.0f} MB  workers {row['workers_rss']:5.0f} MB  together "
-                  f"{row['rss'] + row['workers_rss']:5.0f} MB  hub gauge {self.gauge[-1]:5.0f} MB",
+                  f"{row['rss'] + row['workers_rss']:5.0f} MB (PSS {row['pss']:5.0f} + "
+                  f"{row['workers_pss']:4.0f} MB)  hub gauge {self.gauge[-1]:5.0f} MB",
                   flush=True)
 
 
@@ -87,6 +88,8 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
             "server_rss_peak_mb": max(r["rss"] for r in rows),
             "workers_rss_peak_mb": max(r["workers_rss"] for r in rows),
             "total_rss_peak_mb": max(r["rss"] + r["workers_rss"] for r in rows),
+            "workers_pss_peak_mb": max(r["workers_pss"] for r in rows),
+            "total_pss_peak_mb": max(r["pss"] + r["workers_pss"] for r in rows),
             "hub_gauge_peak_mb": max(line.gauge, default=0.0),
             "cache_hits": metrics(url).get("fex_cache_hits_total", 0.0),
             "metrics_stalls": line.stalls,
@@ -181,8 +184,11 @@ def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
           f"hub gauge peak {out['hub_gauge_peak_mb']:.0f} MB; /metrics did not answer in 30 s "
           f"{out['metrics_stalls']} times")
     limit = float(cap.split()[0]) + out["server_rss_start_mb"]
+    print(f"peak PSS (shared pages split between the processes sharing them): workers "
+          f"{out['workers_pss_peak_mb']:.0f} MB, together {out['total_pss_peak_mb']:.0f} MB")
     print(f"derived limit (FEX_HUB_MEMORY_MB + the web process at start): {limit:.0f} MB; peak "
-          f"together {out['total_rss_peak_mb'] - limit:+.0f} MB beyond it")
+          f"together {out['total_rss_peak_mb'] - limit:+.0f} MB (RSS), "
+          f"{out['total_pss_peak_mb'] - limit:+.0f} MB (PSS) beyond it")
     print(f"after every session left ({idle_s:.0f} s idle): web process "
           f"{out['server_rss_idle_mb']:.0f} MB, workers {out['workers_rss_idle_mb']:.0f} MB")
     for err in out["errors"]:

@@ -69,6 +69,9 @@ async def burst(url: str, pid: int, query: str, count: int, T: int, timeout_s: f
             "server_rss_mb": round(peak), "rss_per_session_mb": round((peak - idle_mb) / count, 2),
             "client_cpu": round((time.process_time() - c0) / (time.monotonic() - t0), 2),
             "asks": sum(r.asks for r in results),  # batches lost and asked again
+            # received per session until the server took its ack (copies of unacked batches)
+            "mb_per_session": round(sum(r.bytes for r in results) / count / 1e6, 2),
+            "acked_last_s": max((r.acked_s for r in results if r.acked_s), default=None),
             "errors": [r.error for r in results if r.error][:3],
             "load": [round(x, 1) for x in os.getloadavg()]}
 
@@ -86,11 +89,12 @@ async def drive(url: str, pid: int, counts: list[int], query: dict, timeout_s: f
     for count in counts:
         seeded = link(query, SEED + count, T) if live else q
         rows.append(await burst(url, pid, seeded, count, T, timeout_s, idle_mb))
+        await asyncio.sleep(2.0)  # the ended sessions' sockets close
+        rows[-1]["rss_after_mb"] = round(_proc(pid)[0])  # what stays once they have gone
         print(line(rows[-1]), file=sys.stderr, flush=True)
         why = saturated(rows)
         if why:
             break
-        await asyncio.sleep(2.0)  # the ended sessions' sockets close
     return {"idle_mb": round(idle_mb), "warm_s": warm["to_step_T_max_s"], "rows": rows,
             "why": why or "not reached"}
 
@@ -99,8 +103,10 @@ def line(r: dict) -> str:
     return (f"{r['sessions']:4d} sessions: {r['finished']} finished, {r['frames_per_s']:8.0f} "
             f"frames/s, step T median {r['median_s']} s / last {r['last_s']} s, server CPU "
             f"{r['server_cpu']:.2f} cores, RSS {r['server_rss_mb']} MB "
-            f"({r['rss_per_session_mb']:+.2f} MB/session), re-asks {r['asks']}, clients CPU "
-            f"{r['client_cpu']:.2f}, "
+            f"({r['rss_per_session_mb']:+.2f} MB/session; {r.get('rss_after_mb')} MB after), "
+            f"re-asks {r['asks']}, received "
+            f"{r.get('mb_per_session')} MB/session, acked by {r.get('acked_last_s')} s, "
+            f"clients CPU {r['client_cpu']:.2f}, "
             f"load {r['load'][0]}")
 
 
