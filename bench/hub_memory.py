@@ -90,6 +90,8 @@ async def hold(url: str, pid: int, queries: list[str], T: int, wave: int,
             "total_rss_peak_mb": max(r["rss"] + r["workers_rss"] for r in rows),
             "workers_pss_peak_mb": max(r["workers_pss"] for r in rows),
             "total_pss_peak_mb": max(r["pss"] + r["workers_pss"] for r in rows),
+            # the web process's RSS (its own) and the workers' PSS (their shared pages once)
+            "mixed_peak_mb": max(r["rss"] + r["workers_pss"] for r in rows),
             "hub_gauge_peak_mb": max(line.gauge, default=0.0),
             "cache_hits": metrics(url).get("fex_cache_hits_total", 0.0),
             "metrics_stalls": line.stalls,
@@ -185,10 +187,12 @@ def report(out: dict, query: dict, wave: int, idle_s: float) -> None:
           f"{out['metrics_stalls']} times")
     limit = float(cap.split()[0]) + out["server_rss_start_mb"]
     print(f"peak PSS (shared pages split between the processes sharing them): workers "
-          f"{out['workers_pss_peak_mb']:.0f} MB, together {out['total_pss_peak_mb']:.0f} MB")
+          f"{out['workers_pss_peak_mb']:.0f} MB, together {out['total_pss_peak_mb']:.0f} MB; "
+          f"web RSS + workers PSS {out['mixed_peak_mb']:.0f} MB")
     print(f"derived limit (FEX_HUB_MEMORY_MB + the web process at start): {limit:.0f} MB; peak "
           f"together {out['total_rss_peak_mb'] - limit:+.0f} MB (RSS), "
-          f"{out['total_pss_peak_mb'] - limit:+.0f} MB (PSS) beyond it")
+          f"{out['total_pss_peak_mb'] - limit:+.0f} MB (PSS), "
+          f"{out['mixed_peak_mb'] - limit:+.0f} MB (web RSS + workers PSS) beyond it")
     print(f"after every session left ({idle_s:.0f} s idle): web process "
           f"{out['server_rss_idle_mb']:.0f} MB, workers {out['workers_rss_idle_mb']:.0f} MB")
     for err in out["errors"]:

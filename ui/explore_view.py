@@ -14,7 +14,7 @@ from engine.presets import PRESETS
 from engine.procedures import source_of
 from engine.report import credited
 from ui import export, player_view
-from ui.sessions import watcher_id
+from ui.sessions import connected, watcher_id
 from ui.state import AppState
 
 DEFAULT_VIEW = {"speed": 20, "colour": "cosine", "smooth": 0.0, "step": 0}
@@ -49,9 +49,10 @@ def downloads(state: AppState) -> None:
     p = state.explore.player if state.explore.player is not None else {}
     sized = export.sizes(state)
     refused = export.refusals(state, sized)
-    files = _files(state)
+    sid = watcher_id()
+    files = _files(state, lambda: connected(sid))
     prepared = p.get("files")
-    if prepared is None or prepared[0] != n:
+    if prepared is None or prepared[0] != n or prepared[1].cancelled:
         builders = {k: v[1] for k, v in files.items() if k not in refused}
         try:
             done = _lease(state, sum(sized[k][1] for k in builders))
@@ -59,7 +60,7 @@ def downloads(state: AppState) -> None:
             st.caption("The downloads are not prepared now: the server is full. Reload the "
                        "page in a minute.")
             return
-        prepared = p["files"] = (n, export.Prepared(builders, done))
+        prepared = p["files"] = (n, export.Prepared(builders, done, lambda: connected(sid)))
     prepared[1].wait()
     # while files are still being made, the row alone reruns on a timer until they are
     every = None if prepared[1].ready else export.POLL_S
@@ -102,8 +103,8 @@ def _download_row(files: dict, refused: dict, prepared, every: float | None) -> 
         st.caption("Preparing the downloads…")
 
 
-def _files(state: AppState) -> dict:
-    """key -> label, builder, file name, mime, icon, help."""
+def _files(state: AppState, alive=None) -> dict:
+    """key -> label, builder, file name, mime, icon, help (the GIF's stops when not alive())."""
     t = len(state.explore.stream) - 1  # the last step made (frame i is step i)
     run_cfg = state.explore.run_cfg
     title = f"Feature emergence: {summary_line(run_cfg)} · T={run_cfg.T}"
@@ -118,7 +119,7 @@ def _files(state: AppState) -> dict:
                  f"explore-step{t}.html", "text/html", ":material/slideshow:",
                  "one file with every frame and its own Play/scrub; opens offline from a USB "
                  "stick or a slide"),
-        "gif": ("Map animation (GIF)", lambda: export.export_gif(state),
+        "gif": ("Map animation (GIF)", lambda: export.export_gif(state, alive),
                 f"explore-map-step{t}.gif", "image/gif", ":material/animation:",
                 f"the MDS map with each star's count, the step number burnt in; {gif_note}"),
     }

@@ -13,7 +13,7 @@ from engine.config import ConfigError
 from engine.echo import plain
 from engine.procedures import source_of
 from ui import playback
-from ui.gif import export_gif  # noqa: F401  (the page's second export lives beside this one)
+from ui.gif import Cancelled, export_gif  # noqa: F401  (the page's second export lives here)
 from ui.state import AppState
 
 BOOT_JS = """
@@ -88,9 +88,13 @@ class Prepared:
     download, sometimes never came: "deferredFile … timed out", nothing on the page)."""
 
     def __init__(self, builders: dict[str, Callable[[], str | bytes]],
-                 done: Callable[[int], None] | None = None):
+                 done: Callable[[int], None] | None = None,
+                 alive: Callable[[], bool] | None = None):
         self.files: dict[str, bytes] = {}
         self.errors: dict[str, str] = {}
+        # a page whose browser left stops before its next file (the GIF: before its next
+        # frame): departed sessions' builds took ~56 s of CPU each and held their lease
+        self.alive, self.cancelled = alive, False
         self.thread = threading.Thread(target=self._build, args=(builders, done), daemon=True,
                                        name="fex-downloads")
         self.thread.start()
@@ -104,11 +108,17 @@ class Prepared:
 
     def _build_all(self, builders: dict) -> None:
         for key, build in builders.items():
+            if self.alive is not None and not self.alive():
+                self.cancelled = True
+                return
             try:
                 data = build()
                 self.files[key] = data.encode() if isinstance(data, str) else bytes(data)
             except ConfigError as err:  # the guard's one-line refusal
                 self.errors[key] = str(err)
+            except Cancelled:
+                self.cancelled = True
+                return
             except Exception as err:  # noqa: BLE001 - the page says it, the others go on
                 first = str(err).splitlines()[0] if str(err) else ""
                 self.errors[key] = plain(f"could not be prepared: {type(err).__name__}: "

@@ -187,7 +187,11 @@ def gif_meta(state: AppState) -> dict:
     return {**playback.meta(state, "gif"), "credit": state.explore.stream.meta()["source"]}
 
 
-def export_gif(state: AppState) -> bytes:
+class Cancelled(Exception):
+    """The page that asked for the GIF has gone (its `alive` said no): the build stopped."""
+
+
+def export_gif(state: AppState, alive=None) -> bytes:
     """An animated GIF of the map, one frame per shown step (every step up to
     GIF_MAX_FRAMES), written frame by frame; ResourceError (one line) over the guard's limit.
     A complete run's GIF is kept (a click cost 56 s of CPU at m = 2 000, T = 600, each time
@@ -201,7 +205,7 @@ def export_gif(state: AppState) -> bytes:
         if key in _GIFS:
             _GIFS.move_to_end(key)
             return _GIFS[key]
-    data = _build_gif(state, meta, picked)
+    data = _build_gif(state, meta, picked, alive)
     if key is not None:
         with _GIF_LOCK:
             _GIFS[key] = data
@@ -224,13 +228,16 @@ def _gif_key(state: AppState, picked: list[int]) -> tuple | None:
     return (stream.identity, len(stream), tuple(picked))
 
 
-def _build_gif(state: AppState, meta: dict, picked: list[int]) -> bytes:
-    """The GIF's bytes of the frames `picked` (export_gif, checked, without the cache)."""
+def _build_gif(state: AppState, meta: dict, picked: list[int], alive=None) -> bytes:
+    """The GIF's bytes of the frames `picked` (export_gif, checked, without the cache);
+    Cancelled once `alive()` says the page has gone."""
     taken = shots(state, meta, picked)
     extent = 1.08 * max((float(np.abs(s.xy).max()) for s in taken if s.xy.size), default=1.0)
     every = exports.every(picked)
     out = io.BytesIO()
     for j, shot in enumerate(taken):
+        if alive is not None and not alive():
+            raise Cancelled
         ms = LAST_MS if j == len(taken) - 1 else SLOW_MS if shot.step <= 2 else MS
         _write(out, frame(shot, meta, extent or 1.0, every), first=j == 0, ms=ms)
     out.write(b";")  # the GIF trailer

@@ -100,6 +100,19 @@ def known_ids(manager=None) -> set[str] | None:
     return {info.session.id for info in infos}
 
 
+def connected(session_id: str, manager=None) -> bool:
+    """Whether the session's browser is connected now (True outside a running server): a page
+    whose connection closed stops building its downloads (ui/export.Prepared)."""
+    try:
+        if manager is None:
+            from streamlit.runtime import Runtime
+
+            manager = Runtime.instance()._session_mgr  # private API, as known_ids
+        return bool(manager.is_active_session(session_id))
+    except Exception:  # noqa: BLE001 - no server (AppTest, bare mode) or a changed internal
+        return True
+
+
 def release_ended(manager=None) -> int:
     """Drop run and data of every registered session Streamlit has forgotten.
 

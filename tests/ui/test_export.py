@@ -171,3 +171,38 @@ def test_a_complete_runs_gif_is_made_once(state: AppState) -> None:
     other.explore.stream, other.explore.run_cfg = FrameStream(SMALL), SMALL
     other.explore.stream.advance()  # another run (its own id): its own GIF
     assert export.export_gif(other) is not first
+
+
+def test_a_departed_pages_downloads_stop_at_the_next_file() -> None:
+    # a page's four downloads were built on after its browser left (the GIF of an m = 2 000,
+    # T = 600 run: ~56 s of CPU), holding the hub's lease for them (issue 38 High 2)
+    here, made = [True], []
+
+    def first() -> str:
+        here[0] = False  # the browser leaves while the first file is made
+        return "csv"
+
+    done: list[int] = []
+    prepared = export.Prepared({"csv": first, "json": lambda: made.append(1) or "{}"},
+                               done.append, lambda: here[0])
+    prepared.thread.join(30)
+    assert prepared.cancelled and prepared.files == {"csv": b"csv"} and not made
+    assert done == [3]  # the lease ends with the bytes the page keeps
+
+
+def test_a_departed_pages_gif_stops_at_the_next_frame() -> None:
+    cfg = replace(SMALL, seed=31)  # a run whose GIF no other test put in the cache
+    st = AppState(cfg=cfg)
+    st.explore.stream, st.explore.run_cfg = FrameStream(cfg), cfg
+    st.explore.stream.advance()
+    asked = []
+
+    def alive() -> bool:
+        asked.append(1)
+        return len(asked) <= 3  # gone after three frames
+
+    with pytest.raises(gif.Cancelled):
+        export.export_gif(st, alive)
+    assert len(asked) == 4  # asked before each frame: the fourth was not drawn
+    whole = Image.open(io.BytesIO(export.export_gif(st)))  # the stopped one was not cached
+    assert whole.n_frames == cfg.T + 1

@@ -24,6 +24,9 @@ class Manager:
     def list_sessions(self):
         return [SimpleNamespace(session=SimpleNamespace(id=i)) for i in self.active | self.stored]
 
+    def is_active_session(self, sid: str) -> bool:
+        return sid in self.active
+
 
 @pytest.fixture
 def tracked(monkeypatch):
@@ -107,3 +110,12 @@ def test_a_local_connection_forwarding_nothing_is_a_client_per_session():
     assert client(None, ("X-Forwarded-For", " "), session="s2") == "s2"
     assert client(None, ("X-Real-IP", "9" * 500)) == "ip:" + "9" * 64  # kept short
     assert sessions.client_id() == sessions.watcher_id() == "bare"  # outside a session
+
+
+def test_a_page_builds_its_downloads_only_while_its_browser_is_connected():
+    # a disconnected page's downloads stop building (ui/export.Prepared's alive) though
+    # Streamlit keeps its session for a possible reconnect; outside a server they always build
+    mgr = Manager()
+    mgr.active, mgr.stored = {"open"}, {"blip"}
+    assert sessions.connected("open", mgr) and not sessions.connected("blip", mgr)
+    assert sessions.connected("anything")  # no running server (AppTest, bare mode)
