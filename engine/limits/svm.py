@@ -40,7 +40,7 @@ def libsvm(op, y: torch.Tensor, obj: Objective) -> dict:
     (on a Gram operator w is β, the coefficients of the training rows)."""
     yn, n, kernel = y.to(DT).numpy(), len(y), isinstance(op, Gram)
     x = None if kernel else op.x.numpy()
-    gram = op.k.numpy() if kernel else x @ x.T
+    gram = op.k.numpy() if kernel else op.gram().numpy()  # shared with the op (not formed twice)
     if obj.intercept:
         rows, labels, c_svm = x, yn, 1.0 / (2 * obj.lam * n)
     else:
