@@ -80,7 +80,18 @@ def _shi(run) -> Problem | Refusal | None:
     feats = [_relu(z, q, b, trunc) * fold for z in (d.z_train, d.z_test)]
     return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj,
                    notes={"form": "primal on the feature matrix", "n": len(y_tr),
-                          "p": q.shape[0]})
+                          "p": q.shape[0]}, start=None if obj.tie_break else _readout(p, obj))
+
+
+def _readout(p, obj: Objective) -> torch.Tensor:
+    """The run's trained (w, [c]) in the problem's coordinates: a twin pair's a summed over the
+    folded feature √2 σ."""
+    a = p.a.to(CPU, DT)
+    w = (a[:len(a) // 2] + a[len(a) // 2:]) / math.sqrt(2.0) if _twins(p) else a
+    if not obj.intercept:
+        return w
+    c = torch.zeros(1, dtype=DT) if p.c is None else p.c.to(CPU, DT).reshape(1)
+    return torch.cat([w, c])
 
 
 def _relu(z, q, b, truncated):
