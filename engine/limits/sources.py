@@ -124,7 +124,7 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
     n, p = tr.n, tr.p
     notes = {"n": n, "p": p}
     if p <= DIRECT_WIDTH and (n + te.n) * p * 8 <= DENSE_BYTES:
-        dense = [TangentDense(tr), te.dense()]
+        dense = [TangentDense(tr), te]  # the test rows are only applied (X_t w)
         return Problem(*dense, y_tr, y_te, obj, metric, offset, notes={**notes, "form": "primal"})
     if n <= DIRECT_WIDTH and (n + te.n) * n * 8 <= DENSE_BYTES:
         train, test = kernel_embedding(tr.gram(tr), tr.gram(te))
@@ -154,9 +154,25 @@ class TangentDense(Dense):
     precomputed kernel, the Woodbury solves), comes from the closed form (Tangent.gram_blocked:
     n²(2·units + r) multiply-adds, not n²p: quick-parity's NTK 20 s → 3.7 s under load)."""
 
-    def __init__(self, tangent: Tangent):
-        super().__init__(tangent.dense().x)
-        self._tangent = tangent
+    def __init__(self, tangent: Tangent):  # not Dense.__init__: that would build x at once
+        self._tangent, self._x, self._gram = tangent, None, None
+        self.n, self.p = tangent.n, tangent.p
+
+    @property
+    def x(self) -> torch.Tensor:
+        """The explicit features, built on first use (libsvm's solve and certificate need
+        only X w, Xᵀ u and the Gram: 416 MB not built on quick-parity)."""
+        if self._x is None:
+            self._x = self._tangent.dense().x
+        return self._x
+
+    def mv(self, w: torch.Tensor) -> torch.Tensor:
+        """X w by the tangent's closed form."""
+        return self._tangent.mv(w)
+
+    def rmv(self, u: torch.Tensor) -> torch.Tensor:
+        """Xᵀ u by the tangent's closed form."""
+        return self._tangent.rmv(u)
 
     def gram(self, block: int = 2048) -> torch.Tensor:
         """X Xᵀ by the tangent's closed form, computed once: the blocks on and above the diagonal
