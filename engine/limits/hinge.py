@@ -143,15 +143,17 @@ def _stage(sm: _Smoothed, v: torch.Tensor, budget: int) -> tuple[torch.Tensor, i
     return v, used
 
 
-def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400) -> dict:
-    """Weights, certificate (relative duality gap), Newton steps, and whether it reached TOL."""
+def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
+          mus=MUS) -> dict:
+    """Weights, certificate (relative duality gap), Newton steps, and whether it reached TOL;
+    start: a flat (w, [c]) to begin from (then mus: the narrower widths only)."""
     y = y.to(DT)
     s = obj.weights(y)
     s = torch.ones_like(y) if s is None else s
-    v = torch.zeros(op.p + int(obj.intercept), dtype=DT)
-    iters, cert, mu_used, value = 0, float("inf"), MUS[0], float("nan")
+    v = torch.zeros(op.p + int(obj.intercept), dtype=DT) if start is None else start.to(DT)
+    iters, cert, mu_used, value = 0, float("inf"), mus[0], float("nan")
     finish, finished = activeset.Finish(op, y, s, obj) if activeset.fits(op, obj) else None, ""
-    for mu in MUS:
+    for mu in mus:
         v, used = _stage(_Smoothed(op, y, s, obj, mu), v, max_iter - iters)
         iters, mu_used = iters + used, mu
         value, cert = gap(op, y, s, obj, v, mu)

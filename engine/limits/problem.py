@@ -74,6 +74,7 @@ class Problem:
     offset: tuple | None = None  # (train, test) additive offsets of predictions (GFL's ρ + ⟨β, x⟩)
     score: object = None  # score(pred, split) for metric 'err' (AZL's fit_numbers)
     notes: dict = field(default_factory=dict)  # sizes and the form solved, for the report
+    start: object = None  # the run's own readout (w, [c]) flat: where its decay is the problem
 
 
 @dataclass

@@ -39,12 +39,11 @@ def libsvm(op, y: torch.Tensor, obj: Objective) -> dict:
     """(w, c) of the hinge readout from SVC(kernel='precomputed'), certified by `certificate`
     (on a Gram operator w is β, the coefficients of the training rows)."""
     yn, n, kernel = y.to(DT).numpy(), len(y), isinstance(op, Gram)
-    x = None if kernel else op.x.numpy()
-    gram = op.k.numpy() if kernel else x @ x.T
+    gram = op.k.numpy() if kernel else op.gram().numpy()  # shared with the op (not formed twice)
     if obj.intercept:
-        rows, labels, c_svm = x, yn, 1.0 / (2 * obj.lam * n)
+        labels, c_svm = yn, 1.0 / (2 * obj.lam * n)
     else:
-        rows, labels, c_svm = np.vstack([x, -x]), np.concatenate([yn, -yn]), 1.0 / (4 * obj.lam * n)
+        labels, c_svm = np.concatenate([yn, -yn]), 1.0 / (4 * obj.lam * n)
         gram = np.block([[gram, -gram], [-gram, gram]])
     weights = None
     if obj.class_weights is not None:
@@ -57,11 +56,10 @@ def libsvm(op, y: torch.Tensor, obj: Objective) -> dict:
         warnings.simplefilter("ignore")
         clf.fit(gram, labels)
     del gram
-    if kernel:  # β: the dual coefficients α_i y_i on the support, 0 elsewhere
-        w = torch.zeros(n, dtype=DT)
-        w[torch.from_numpy(clf.support_)] = torch.from_numpy(clf.dual_coef_[0])
-    else:
-        w = torch.from_numpy(rows[clf.support_].T @ clf.dual_coef_[0])
+    beta = torch.zeros(len(labels), dtype=DT)  # the dual coefficients α_i y_i, 0 off the support
+    beta[torch.from_numpy(clf.support_)] = torch.from_numpy(clf.dual_coef_[0])
+    beta = beta if obj.intercept else beta[:n] - beta[n:]  # the mirrored row −x_i: coefficient −1
+    w = beta if kernel else op.rmv(beta)  # on a Gram operator w is β itself
     c = torch.tensor(float(clf.intercept_[0]), dtype=DT) if obj.intercept else None
     alpha = None
     if obj.intercept:  # libsvm's α ≤ C s_i is 1/(2λ) times ours (α ≤ s_i/n): its own dual point

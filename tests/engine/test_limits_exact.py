@@ -11,12 +11,14 @@ import numpy as np
 import pytest
 import torch
 from sklearn.linear_model import LogisticRegression
+from sklearn.svm import SVC
 
 from engine.compare import Comparison
-from engine.limits import hardmargin, limit_of, logistic, svm
+from engine.limits import hardmargin, limit_of, logistic, path, sources, svm
 from engine.limits.ops import Dense
 from engine.limits.path import separable_lp
 from engine.limits.problem import TOL, Objective, Problem
+from engine.network import predict
 from engine.presets import preset_config
 from tests.engine.test_limits_zero import _hard_margin as _dual_reference
 
@@ -80,3 +82,25 @@ def test_small_gfl_xor_rf_limit_is_certified():
     lim = limit_of(comp.runs["rf"])
     assert lim["separable"] is True and lim["limit_kind"].startswith("λ → 0: max-margin")
     assert lim["converged"] and lim["certificate"] <= TOL
+
+
+@pytest.mark.parametrize("method", ["rf", "two_step"])
+def test_own_decay_newton_from_the_runs_readout_equals_libsvm(method):
+    """Beyond libsvm's Gram (paper-parity, n = 50 000) the own-decay hinge starts from the
+    run's trained readout: that start is the run's own function, and the warm solve is
+    certified and equals libsvm's SVC on the same features (0.1 point)."""
+    cfg = preset_config("paper-parity").replace(d=40, D=20, n=1500, n_test=1000, m=30, T=40,
+                                                batch=300)
+    comp = Comparison(cfg, (method,), device="cpu")
+    comp.run_all()
+    run, d = comp.runs[method], comp.world.data
+    prob = sources.problem_of(run)
+    own = predict(run.trainer.p, d.z_train, run.world.schedule.truncated).double()
+    assert torch.allclose(prob.train.mv(prob.start[:-1]) + prob.start[-1], own, atol=1e-4)
+    res = path._newton(prob, prob.objective)
+    assert "run's own readout" in res["detail"] and res["certificate"] <= TOL
+    acc = float(((prob.y_test * (prob.test.mv(res["w"]) + res["c"])) > 0).double().mean())
+    x, y = prob.train.x.numpy(), prob.y_train.numpy()
+    clf = SVC(kernel="precomputed", C=1 / (2 * prob.objective.lam * len(y)), tol=1e-8)
+    ref = np.mean(clf.fit(x @ x.T, y).predict(prob.test.x.numpy() @ x.T) == prob.y_test.numpy())
+    assert abs(acc - ref) <= 0.001

@@ -8,9 +8,11 @@ import pytest
 import torch
 from sklearn.svm import SVC
 
-from engine.limits import hinge, smooth
+from engine.limits import hinge, smooth, svm
 from engine.limits.ops import Dense, FuncLinear, Tangent, kernel_embedding
-from engine.limits.problem import TOL, Objective
+from engine.limits.path import _certified
+from engine.limits.problem import TOL, Objective, Problem
+from engine.limits.sources import TangentDense
 
 DT = torch.float64
 
@@ -71,3 +73,36 @@ def test_ridge_certificate_is_the_relative_gradient_norm():
     res = smooth.ridge(Dense(x), y, Objective("squared", 0.1, scale=0.5))
     exact = torch.linalg.solve(x.T @ x / 50 + 0.2 * torch.eye(7, dtype=DT), x.T @ y / 50)
     assert res["certificate"] <= TOL and torch.allclose(res["w"], exact)
+
+
+def _tangent(g, n: int, bias: bool) -> Tangent:
+    return Tangent(torch.rand(n, 4, generator=g), torch.randn(n, 4, generator=g),
+                   torch.randn(n, 5, generator=g), kappa=2.0, fold=1.3, bias=bias)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_tangent_dense_gram_is_its_features_gram(bias):
+    """The closed-form Gram libsvm is given (blocks above the diagonal, mirrored) is X Xᵀ."""
+    t = _tangent(_gen(5), 23, bias)
+    x = t.dense().x
+    assert torch.allclose(TangentDense(t).gram(block=7), x @ x.T)
+    assert torch.allclose(TangentDense(t).gram(), x @ x.T)
+
+
+def test_libsvm_on_the_closed_form_gram_equals_svc_on_the_features():
+    """The own-decay hinge (intercept) by libsvm on TangentDense's Gram: SVC fitted here on
+    X Xᵀ gives the same test accuracy (0.1 point) and the engine's answer is certified."""
+    g = _gen(6)
+    t, tt = _tangent(g, 400, True), _tangent(g, 300, True)
+    x, xt = t.dense().x, tt.dense().x
+    w_true = torch.randn(t.p, generator=g, dtype=DT)
+    y, yt = torch.sign(x @ w_true + 0.3), torch.sign(xt @ w_true + 0.3)
+    obj = Objective("hinge", 1e-3, True)
+    prob = Problem(TangentDense(t), Dense(xt), y, yt, obj)
+    res = _certified(prob, obj, svm.libsvm(prob.train, y, obj))
+    assert res["converged"] and res["certificate"] <= TOL
+    acc = float(((yt * (xt @ res["w"] + res["c"])) > 0).double().mean())
+    clf = SVC(kernel="precomputed", C=1 / (2 * obj.lam * len(y)), tol=1e-8)
+    ref = float(np.mean(clf.fit((x @ x.T).numpy(), y.numpy()).predict((xt @ x.T).numpy())
+                        == yt.numpy()))
+    assert abs(acc - ref) <= 0.001
