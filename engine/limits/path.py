@@ -20,6 +20,7 @@ from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
 PATH = (1e-2, 1e-4, 1e-6, 1e-8)  # each a full solve: four points keep the path in budget
+EARLY = 1e-5  # the path points below: after one above, the hard-margin NNLS is tried first
 HARD = (1e-9, 1e-10, 1e-11, 1e-12)  # below the path, tried only when an LP says "separable"
 LP_CELLS = 2e7  # the separability LP is built on at most n·p explicit cells
 
@@ -136,6 +137,10 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             return _from_hard(prob, hard, score, [])
     path, res = [], None
     for lam in PATH:
+        if lam < EARLY and res is not None and hardmargin.fits(op, obj):
+            hard = _hard_near(prob, res["w"])
+            if hard is not None and hard["separable"]:
+                return _from_hard(prob, hard, score, path, res)
         res = {**solve_at(prob, lam), "ridge": lam}
         path.append(_point(lam, res, score))
         if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
@@ -158,6 +163,15 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
                 return res, path, True
     return res, path, separable
+
+
+def _hard_near(prob: Problem, w: torch.Tensor) -> dict | None:
+    """The NNLS on twice the rows on or inside the margin under w, then constraint generation:
+    gfl-parity-blocks' NTK from λ = 1e-4's 501 such rows, 4.2 s (its 606 support vectors),
+    against 8.2 s for the Newton at 1e-6 and 24.8 s from the first half of the rows."""
+    m = prob.y_train.to(DT) * prob.train.mv(w)
+    return hardmargin.solve(prob.train, prob.y_train, torch.argsort(m),
+                            max(2 * int((m <= 1.0 + 1e-9).sum()), 1))
 
 
 def _from_hard(prob: Problem, hard: dict, score, path: list, last: dict | None = None
