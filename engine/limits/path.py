@@ -139,7 +139,7 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
     path, res = [], None
     for lam in PATH:
         hard = _hard_near(prob, res["w"]) if lam < EARLY and res is not None else None
-        if hard is not None and hard["separable"]:
+        if hard is not None:  # (rows a convex combination of which is 0: not separable either)
             return _from_hard(prob, hard, score, path, res)
         res = {**solve_at(prob, lam), "ridge": lam}
         path.append(_point(lam, res, score))
