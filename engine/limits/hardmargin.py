@@ -28,7 +28,8 @@ def fits(op, obj: Objective) -> bool:
     return isinstance(op, Dense) and not obj.intercept and (op.p + 1 < op.n or op.n <= ROWS)
 
 
-def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None) -> dict | None:
+def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None,
+          first: int | None = None) -> dict | None:
     """{separable: False} with its Farkas residual, or {separable: True, w, alpha (the
     hard-margin dual, w = Σ α_i y_i x_i), min_margin}; None where neither is decided. order:
     the rows by increasing margin under an approximate solution (the logistic path's end): the
@@ -37,7 +38,7 @@ def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None) -> dict
     within the first 61 %)."""
     y = y.to(DT)
     g = op.x * y[:, None]
-    cols = None if order is None else order[: (op.n + 1) // 2]
+    cols = None if order is None else order[: (op.n + 1) // 2 if first is None else first]
     for _ in range(ROUNDS):
         got = _on(op, g, y, cols)
         if got is None or not got["separable"] or cols is None:

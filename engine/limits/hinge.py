@@ -129,9 +129,12 @@ def _stage(sm: _Smoothed, v: torch.Tensor, budget: int) -> tuple[torch.Tensor, i
         d = sm.newton_dir(g, m)
         used += 1
         slope, t = float(g @ d), 1.0
+        # the margins are linear in v: one product per Newton step, not one per trial
+        # (gfl-parity-blocks' RF: 4 412 products of X for 553 steps, 9 of its 19 s)
+        md = sm.margins(d)
         while t > 1e-10:  # Armijo backtracking
             cand = v - t * d
-            mc = sm.margins(cand)
+            mc = m - t * md
             cv = sm.value(cand, mc)
             if cv <= val - 1e-4 * t * slope:
                 break

@@ -20,6 +20,8 @@ from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
 PATH = (1e-2, 1e-4, 1e-6, 1e-8)  # each a full solve: four points keep the path in budget
+EARLY = 1e-5  # the path points below: after one above, the hard-margin NNLS is tried first
+NEAR = 6  # … where at most n/NEAR rows lie within the margin (its cost grows as their cube)
 HARD = (1e-9, 1e-10, 1e-11, 1e-12)  # below the path, tried only when an LP says "separable"
 WARM_MUS = hinge.MUS[hinge.MUS.index(1e-2):]  # from a trained readout: the wide widths skipped
 LP_CELLS = 2e7  # the separability LP is built on at most n·p explicit cells
@@ -149,6 +151,9 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             return _from_hard(prob, hard, score, [])
     path, res = [], None
     for lam in PATH:
+        hard = _hard_near(prob, res["w"]) if lam < EARLY and res is not None else None
+        if hard is not None:  # (rows a convex combination of which is 0: not separable either)
+            return _from_hard(prob, hard, score, path, res)
         res = {**solve_at(prob, lam), "ridge": lam}
         path.append(_point(lam, res, score))
         if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
@@ -171,6 +176,20 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
                 return res, path, True
     return res, path, separable
+
+
+def _hard_near(prob: Problem, w: torch.Tensor) -> dict | None:
+    """The NNLS on twice the rows on or inside the margin under w, then constraint generation,
+    where those rows are at most n/NEAR: gfl-parity-blocks' NTK from λ = 1e-4's 501 of 4000,
+    4.2 s (606 support vectors) against 8.2 s for the Newton at 1e-6; not on gfl-xor's NTK
+    (1127 support vectors of 2000: 24.8 s against the Newton's ≈ 2 s). None: not tried."""
+    if not hardmargin.fits(prob.train, prob.objective):
+        return None
+    m = prob.y_train.to(DT) * prob.train.mv(w)
+    near = int((m <= 1.0 + 1e-9).sum())
+    if NEAR * near > len(m):
+        return None
+    return hardmargin.solve(prob.train, prob.y_train, torch.argsort(m), max(2 * near, 1))
 
 
 def _from_hard(prob: Problem, hard: dict, score, path: list, last: dict | None = None

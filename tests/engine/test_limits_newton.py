@@ -1,0 +1,87 @@
+"""The hinge Newton's cost per step (issue 36, gfl-parity-blocks' λ → 0 path): one product of X
+per Newton step, not one per line-search trial, and the active-set finish through G = diag(y)X
+where p ≪ n (Q = G Gᵀ never formed), and the hard-margin NNLS before the path's points below
+1e-5 — each with the same answer, held to scikit-learn's liblinear, to the formed Q and to the
+Newton; small n, no timing."""
+
+from __future__ import annotations
+
+import torch
+from sklearn.svm import LinearSVC
+
+from engine.limits import _scores, activeset, hinge, path, svm
+from engine.limits.ops import Dense, kernel_embedding
+from engine.limits.problem import TOL, Objective, Problem
+
+
+class _Counting(Dense):
+    """Dense that counts its products X w."""
+
+    calls = 0
+
+    def mv(self, w):
+        self.calls += 1
+        return super().mv(w)
+
+
+def _noisy(n, p, seed):
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, p, generator=gen, dtype=torch.float64)
+    y = torch.sign(x[:, 0] + 0.8 * torch.randn(n, generator=gen, dtype=torch.float64))
+    return x, y
+
+
+def test_newton_takes_one_product_per_step_and_matches_liblinear():
+    x, y = _noisy(400, 20, seed=3)
+    op, lam = _Counting(x), 1e-3
+    obj = Objective("hinge", lam, tie_break=True)
+    res = hinge.solve(op, y, obj)
+    assert res["converged"]
+    # per step: the direction's margins; per stage: its start and the gap (old: one per trial)
+    assert op.calls <= res["iterations"] + 3 * len(hinge.MUS) + 2
+    ref = LinearSVC(C=1 / (2 * lam * len(y)), loss="hinge", fit_intercept=False, dual=True,
+                    tol=1e-10, max_iter=200_000).fit(x.numpy(), y.numpy())
+    w_ref = torch.from_numpy(ref.coef_[0])
+    ours = svm.primal_value(op, y, obj, res["w"], None)
+    theirs = svm.primal_value(op, y, obj, w_ref, None)
+    assert ours <= theirs * (1 + TOL)
+    agree = (torch.sign(x @ res["w"]) == torch.sign(x @ w_ref)).double().mean()
+    assert float(agree) >= 0.99
+
+
+def test_active_set_through_g_equals_the_formed_q():
+    x, y = _noisy(300, 12, seed=6)
+    op, s = Dense(x), torch.ones(300, dtype=torch.float64)
+    obj = Objective("hinge", 1e-2, tie_break=True)
+    signed = activeset.Finish(op, y, s, obj).q
+    assert isinstance(signed, activeset._Signed)  # p < n/2: Q is not formed
+    q = x @ x.T * (y[:, None] * y[None, :])
+    alpha = torch.rand(300, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    rows, cols = alpha > 0.7, alpha < 0.2
+    assert torch.allclose(signed @ alpha, q @ alpha)
+    assert torch.allclose(signed.block(rows, rows), q[rows][:, rows])
+    assert torch.allclose(signed.times(rows, cols, alpha[cols]), q[rows][:, cols] @ alpha[cols])
+    res = hinge.solve(op, y, obj)  # the finish through G lands on the exact point
+    assert res["detail"].endswith("finished by the active-set solve")
+    assert res["certificate"] <= 1e-9
+
+
+def test_path_below_1e5_answered_by_the_hard_margin_nnls_near_the_margin():
+    """A kernel embedding (p ≥ n/2: the path comes first) whose 1e-4 point leaves ≤ n/6 rows
+    within the margin: the NNLS from those rows gives the max-margin readout, equal to the Newton's
+    zero-loss solution at 1e-6 (the old answer)."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.rand(500, 2, generator=gen, dtype=torch.float64) * 2 - 1
+    x = x[(x[:, 0] - 0.3 * x[:, 1]).abs() > 0.05][:400]
+    y = torch.sign(x[:, 0] - 0.3 * x[:, 1])
+    k = torch.exp(-torch.cdist(x, x[:300]) ** 2 / 0.5)
+    train, test = kernel_embedding(k[:300], k[300:])
+    assert 2 * (train.p + 1) >= 300
+    prob = Problem(train, test, y[:300], y[300:], Objective("hinge", 0.0, tie_break=True))
+    res = path.to_zero(prob, lambda r: _scores(prob, r))
+    assert res["detail"].startswith("hard-margin SVM") and res["certificate"] <= 1e-9
+    assert [p.get("same_as") for p in res["path"]] == [None, None, None, 1e-6]
+    newton = hinge.solve(train, y[:300], Objective("hinge", 1e-6, tie_break=True))
+    assert newton["converged"] and float((y[:300] * train.mv(newton["w"])).min()) >= 1 - 1e-6
+    ours, theirs = (_scores(prob, r)["test_acc"] for r in (res, {**newton, "c": None}))
+    assert abs(ours - theirs) <= 1e-3
