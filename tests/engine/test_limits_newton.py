@@ -85,3 +85,28 @@ def test_path_below_1e5_answered_by_the_hard_margin_nnls_near_the_margin():
     assert newton["converged"] and float((y[:300] * train.mv(newton["w"])).min()) >= 1 - 1e-6
     ours, theirs = (_scores(prob, r)["test_acc"] for r in (res, {**newton, "c": None}))
     assert abs(ours - theirs) <= 1e-3
+
+
+def test_kept_hessian_multiplies_only_the_rows_that_changed():
+    """hinge.Kept (Session 17b): after each change of the band it equals the Hessian formed
+    afresh (with the intercept's border), having multiplied only the entering/leaving rows."""
+    x, y = _noisy(600, 15, seed=8)
+    gen = torch.Generator().manual_seed(2)
+    for intercept in (False, True):
+        kept = hinge.Kept(x, intercept)
+        band = torch.rand(600, generator=gen, dtype=torch.float64) < 0.5
+        used = 0
+        for step in range(4):
+            k = torch.where(band, 0.25, 0.0).to(torch.float64)
+            before = kept.rows_used
+            g = torch.randn(15 + int(intercept), generator=gen, dtype=torch.float64)
+            d = kept.solve(k, 1e-3, g)
+            xs = torch.cat([x, torch.ones(600, 1, dtype=torch.float64)], 1) if intercept else x
+            ref = hinge._dense_solve(xs[band], k[band], 1e-3, g)
+            assert torch.allclose(d, ref, rtol=1e-9, atol=1e-12)
+            used = kept.rows_used - before
+            flip = torch.randperm(600, generator=gen)[:20]  # 20 rows enter or leave the band
+            band = band.clone()
+            band[flip] = ~band[flip]
+            if step:
+                assert used == 20  # not the ≈ 300 rows of the band
