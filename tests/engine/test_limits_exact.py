@@ -104,3 +104,22 @@ def test_own_decay_newton_from_the_runs_readout_equals_libsvm(method):
     clf = SVC(kernel="precomputed", C=1 / (2 * prob.objective.lam * len(y)), tol=1e-8)
     ref = np.mean(clf.fit(x @ x.T, y).predict(prob.test.x.numpy() @ x.T) == prob.y_test.numpy())
     assert abs(acc - ref) <= 0.001
+
+
+def test_own_decay_with_p_much_less_than_n_is_solved_by_the_primal_newton():
+    """Within libsvm's Gram but with p ≪ n (quick-parity's RF, One and Two Step) the own-decay
+    hinge goes to the primal Newton first (libsvm only where it does not certify): certified,
+    and equal to libsvm's SVC on the same features (0.1 point)."""
+    cfg = preset_config("paper-parity").replace(d=40, D=20, n=1500, n_test=1000, m=30, T=40,
+                                                batch=300)
+    comp = Comparison(cfg, ("rf",), device="cpu")
+    comp.run_all()
+    prob = sources.problem_of(comp.runs["rf"])
+    assert svm.fits(prob.train, prob.objective)  # libsvm could solve it: the Newton goes first
+    res = path.solve_at(prob, prob.objective.lam)
+    assert "primal Newton before libsvm" in res["detail"] and res["certificate"] <= TOL
+    acc = float(((prob.y_test * (prob.test.mv(res["w"]) + res["c"])) > 0).double().mean())
+    x, y = prob.train.x.numpy(), prob.y_train.numpy()
+    clf = SVC(kernel="precomputed", C=1 / (2 * prob.objective.lam * len(y)), tol=1e-8)
+    ref = np.mean(clf.fit(x @ x.T, y).predict(prob.test.x.numpy() @ x.T) == prob.y_test.numpy())
+    assert abs(acc - ref) <= 0.001

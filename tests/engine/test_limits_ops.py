@@ -52,6 +52,19 @@ def test_kernel_embedding_keeps_inner_products(p):
     assert torch.allclose(phi.x @ phi.x.T, x @ x.T) and torch.allclose(phi_t.mv(phi.x.T), xt @ x.T)
 
 
+def test_kernel_embedding_of_repeated_samples_factors_the_distinct_rows():
+    """Repeated samples (gfl-parity-blocks: 46 of 4000) make K singular: the embedding has one
+    column per distinct sample and each repeat gets exactly its sample's row (the plain
+    Cholesky of the distinct rows' Gram, not the pivoted one of K)."""
+    g = _gen(3)
+    x, xt = torch.randn(10, 30, generator=g, dtype=DT), torch.randn(5, 30, generator=g, dtype=DT)
+    x = torch.cat([x, x[[2, 7, 2]]])  # rows 10, 11, 12 repeat 2, 7, 2
+    phi, phi_t = kernel_embedding(x @ x.T, xt @ x.T)
+    assert phi.p == 10
+    assert all(torch.equal(phi.x[i], phi.x[j]) for i, j in ((10, 2), (11, 7), (12, 2)))
+    assert torch.allclose(phi.x @ phi.x.T, x @ x.T) and torch.allclose(phi_t.mv(phi.x.T), xt @ x.T)
+
+
 def test_hinge_limit_matches_libsvm_with_an_unregularised_intercept():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((300, 6))
