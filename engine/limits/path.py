@@ -33,18 +33,19 @@ def solve_at(prob: Problem, lam: float, start=None) -> dict:
     previous path point's w, read by the logistic Newton only)."""
     obj = replace(prob.objective, lam=lam)
     if obj.loss == "hinge":
-        res = None
+        res = newton = None
         if _primal_first(prob, obj):  # libsvm only where the Newton does not certify
-            res = _certified(prob, obj, _newton(prob, obj))
-            if res["converged"]:
-                res["detail"] += " (p ≪ n: the primal Newton before libsvm)"
-                return res
+            newton = _certified(prob, obj, _newton(prob, obj))
+            if newton["converged"]:
+                newton["detail"] += " (p ≪ n: the primal Newton before libsvm)"
+                return newton
         if svm.fits(prob.train, obj):
             res = _certified(prob, obj, svm.libsvm(prob.train, prob.y_train, obj))
         if isinstance(prob.train, Gram):  # the kernel form: libsvm's is the only solve
             return res
         if res is None or not res["converged"]:  # beyond libsvm, or not certified by it
-            own = _certified(prob, obj, _newton(prob, obj))
+            # the Newton's answer, solved once: the p ≪ n attempt's where it was made
+            own = newton or _certified(prob, obj, _newton(prob, obj))
             own["detail"] += (" (no intercept: libsvm's mirrored form is slower)"
                               if not obj.intercept else " (libsvm's answer: gap "
                               f"{res['certificate']:.0e})" if res else " (Gram > 1 GiB)")
