@@ -184,13 +184,21 @@ def kernel_embedding(k_train: torch.Tensor, k_test: torch.Tensor) -> tuple[Dense
     return Dense(phi, gram=k_train), Embedded(k_test[:, piv[:rank]], low[:rank].contiguous())
 
 
+ROW_BLOCK = 1024  # _distinct_rows' rows per block (1024 × n distances at a time)
+
+
 def _distinct_rows(k: torch.Tensor, floor: float) -> tuple[torch.Tensor, torch.Tensor]:
     """(the distinct samples' indices, each row's index among them): a row whose squared
     feature distance K_ii + K_jj − 2K_ij to an earlier row j is ≤ floor (a repeat, equal up to
     rounding) is that row's; its first such j has none earlier."""
-    diag = k.diagonal()
-    near = torch.tril((diag[:, None] + diag[None, :] - 2 * k) <= floor, -1)
-    first = torch.where(near.any(1), near.to(torch.uint8).argmax(1), torch.arange(len(k)))
+    diag, n = k.diagonal(), len(k)
+    first, cols = torch.arange(n), torch.arange(n)
+    for lo in range(0, n, ROW_BLOCK):  # by row blocks: no n×n temporaries beside K itself
+        rows = torch.arange(lo, min(lo + ROW_BLOCK, n))
+        near = (diag[rows, None] + diag[None, :] - 2 * k[rows]) <= floor
+        near &= cols[None, :] < rows[:, None]  # earlier rows only
+        hit = near.any(1)
+        first[rows[hit]] = near[hit].to(torch.uint8).argmax(1)
     keep = (first == torch.arange(len(k))).nonzero().flatten()
     where = torch.full((len(k),), -1, dtype=torch.long)
     where[keep] = torch.arange(len(keep))
