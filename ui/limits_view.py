@@ -22,8 +22,12 @@ def value(lim: dict) -> tuple[str, float] | None:
     return None
 
 
+LABEL_GAP_PX = 15  # a label's height at font 11 and some air: closer labels are moved apart
+
+
 def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
     """A dashed horizontal line per limit, in the method's colour, labelled 'converged limit'."""
+    drawn = []
     for method, lim in limits.items():
         got = value(lim)
         if got is None:
@@ -36,12 +40,44 @@ def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
             line={"color": color, "dash": "dash", "width": 1.5},
             name=f"{label}: converged limit", legendgroup=method, meta="converged limit",
             hovertemplate=f"{label} converged limit: %{{y:.4g}}<extra></extra>"))
-        # the label sits right of the plot area (paper x > 1), never on a curve
-        fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=got[1], yref="y",
+        drawn.append((got[1], label, color))
+    shifts = label_shifts(fig, [d[0] for d in drawn])
+    for (y, label, color), shift in zip(drawn, shifts, strict=True):
+        # the label sits right of the plot area (paper x > 1), never on a curve nor on another
+        fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=y, yref="y", yshift=shift,
                            text=f"{label} limit", showarrow=False,
                            font={"color": color, "size": 11})
+    if drawn:
         fig.update_layout(margin={"r": 120})  # room for the labels right of the plot
     return fig
+
+
+def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
+    """Pixels each label moves up so that no two sit closer than LABEL_GAP_PX (the plot's height
+    and y range read off the figure; a label's order by value is kept)."""
+    if not ys:
+        return []
+    lo, hi = _y_range(fig, ys)
+    margin = fig.layout.margin
+    height = (fig.layout.height or 450) - (margin.t or 80) - (margin.b or 80) - 50  # x-axis ticks
+    per_unit = max(height, 100) / max(hi - lo, 1e-12)
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    shifts, last = [0.0] * len(ys), None
+    for i in order:
+        at = (ys[i] - lo) * per_unit
+        placed = at if last is None else max(at, last + LABEL_GAP_PX)
+        shifts[i], last = placed - at, placed
+    return shifts
+
+
+def _y_range(fig: go.Figure, ys: list[float]) -> tuple[float, float]:
+    """The y axis's fixed range, else the data's (from zero where the axis starts there)."""
+    fixed = fig.layout.yaxis.range
+    if fixed is not None:
+        return float(fixed[0]), float(fixed[1])
+    vals = [float(v) for t in fig.data if t.y is not None for v in t.y if v is not None] + ys
+    lo = 0.0 if fig.layout.yaxis.rangemode == "tozero" else min(vals)
+    return min(lo, min(vals)), max(vals)
 
 
 def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from engine.methods import LABELS
 from ui.limits_view import add_lines, path_figure
 
 PATH = [{"ridge": lam, "test_acc": acc, "certificate": 1e-5, "converged": True}
@@ -31,3 +32,17 @@ def test_limit_labels_sit_outside_the_plot_area():
     (label,) = fig.layout.annotations
     assert label.xref == "paper" and label.x >= 1.0 and label.xanchor == "left"
     assert label.y == 0.874 and "limit" in label.text
+
+
+def test_close_limit_labels_are_moved_apart_and_far_ones_stay():
+    base = go.Figure(go.Scatter(x=[0, 10], y=[0.5, 0.9]))
+    base.update_layout(height=440, margin={"t": 30, "b": 10}, yaxis={"range": [0.3, 1.02]})
+    lims = {"rf": {"test_acc": 0.562}, "ntk": {"test_acc": 0.558}, "one_step": {"test_acc": 0.98}}
+    fig = add_lines(base, lims, 10)
+    by = {a.text: a for a in fig.layout.annotations}
+    per_unit = (440 - 30 - 10 - 50) / (1.02 - 0.3)
+    rf, ntk = (by[f"{LABELS[m]} limit"] for m in ("rf", "ntk"))
+    # at their values the two labels would overlap (0.004 apart ≈ 2 px); moved, they are ≥ 15 px
+    gap = (rf.y - ntk.y) * per_unit + (rf.yshift - ntk.yshift)
+    assert gap >= 15 - 1e-9 and ntk.yshift == 0
+    assert by[f"{LABELS['one_step']} limit"].yshift == 0  # far from the others: not moved
