@@ -23,33 +23,63 @@ def value(lim: dict) -> tuple[str, float] | None:
 
 
 LABEL_GAP_PX = 15  # a label's height at font 11 and some air: closer labels are moved apart
+FAR = 0.5  # a limit beyond the curves by more than this share of their span: labelled at the edge
 
 
 def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
-    """A dashed horizontal line per limit, in the method's colour, labelled 'converged limit'."""
-    drawn = []
+    """A dashed horizontal line per limit, in the method's colour, labelled 'converged limit';
+    one far off the curves' scale is labelled with its value at the chart's edge instead of
+    stretching the axis (gfl-multi-index's NTK at λ → 0: MSE/Var 8.4 beside curves below 1)."""
+    lo, hi, fixed = _curves_range(fig)
+    span, drawn, off = max(hi - lo, 1e-12), [], False
     for method, lim in limits.items():
         got = value(lim)
         if got is None:
             continue
         info = BY_NAME.get(method)
         color = info.color if info is not None else "#777777"
-        label = LABELS.get(method, method)
-        fig.add_trace(go.Scatter(
-            x=[0, max(T, 2)], y=[got[1], got[1]], mode="lines+text",
-            line={"color": color, "dash": "dash", "width": 1.5},
-            name=f"{label}: converged limit", legendgroup=method, meta="converged limit",
-            hovertemplate=f"{label} converged limit: %{{y:.4g}}<extra></extra>"))
-        drawn.append((got[1], label, color))
+        label, y = LABELS.get(method, method), got[1]
+        bound = 0.0 if fixed else FAR * span
+        if lo - bound <= y <= hi + bound:
+            fig.add_trace(go.Scatter(
+                x=[0, max(T, 2)], y=[y, y], mode="lines+text",
+                line={"color": color, "dash": "dash", "width": 1.5},
+                name=f"{label}: converged limit", legendgroup=method, meta="converged limit",
+                hovertemplate=f"{label} converged limit: %{{y:.4g}}<extra></extra>"))
+            drawn.append((y, f"{label} limit", color))
+        else:  # off the chart: its value said where it is
+            edge, arrow = (hi, "↑") if y > hi else (lo, "↓")
+            drawn.append((edge, f"{label} limit {_fmt(got)} {arrow}", color))
+            off = True
+    if off and not fixed:
+        ys = [d[0] for d in drawn] + [lo, hi]  # an edge label drawn: the axis keeps the curves'
+        fig.update_yaxes(range=[min(ys) - 0.04 * span, max(ys) + 0.04 * span])
     shifts = label_shifts(fig, [d[0] for d in drawn])
-    for (y, label, color), shift in zip(drawn, shifts, strict=True):
+    for (y, text, color), shift in zip(drawn, shifts, strict=True):
         # the label sits right of the plot area (paper x > 1), never on a curve nor on another
         fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=y, yref="y", yshift=shift,
-                           text=f"{label} limit", showarrow=False,
-                           font={"color": color, "size": 11})
+                           text=text, showarrow=False, font={"color": color, "size": 11})
     if drawn:
         fig.update_layout(margin={"r": 120})  # room for the labels right of the plot
     return fig
+
+
+def _fmt(got: tuple[str, float]) -> str:
+    """A limit's number as its column shows it (accuracy in %)."""
+    key, v = got
+    return f"{100 * v:.1f} %" if key == "test_acc" else f"{v:.3g}"
+
+
+def _curves_range(fig: go.Figure) -> tuple[float, float, bool]:
+    """The y range the curves span (the axis's own where it is fixed) and whether it is fixed."""
+    fixed = fig.layout.yaxis.range
+    if fixed is not None:
+        return float(fixed[0]), float(fixed[1]), True
+    vals = [float(v) for t in fig.data if t.y is not None for v in t.y if v is not None]
+    if not vals:
+        return 0.0, 1.0, False
+    lo = min(0.0, min(vals)) if fig.layout.yaxis.rangemode == "tozero" else min(vals)
+    return lo, max(vals), False
 
 
 def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
@@ -57,7 +87,8 @@ def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
     and y range read off the figure; a label's order by value is kept)."""
     if not ys:
         return []
-    lo, hi = _y_range(fig, ys)
+    lo, hi, _ = _curves_range(fig)
+    lo, hi = min(lo, *ys), max(hi, *ys)
     margin = fig.layout.margin
     height = (fig.layout.height or 450) - (margin.t or 80) - (margin.b or 80) - 50  # x-axis ticks
     per_unit = max(height, 100) / max(hi - lo, 1e-12)
@@ -68,16 +99,6 @@ def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
         placed = at if last is None else max(at, last + LABEL_GAP_PX)
         shifts[i], last = placed - at, placed
     return shifts
-
-
-def _y_range(fig: go.Figure, ys: list[float]) -> tuple[float, float]:
-    """The y axis's fixed range, else the data's (from zero where the axis starts there)."""
-    fixed = fig.layout.yaxis.range
-    if fixed is not None:
-        return float(fixed[0]), float(fixed[1])
-    vals = [float(v) for t in fig.data if t.y is not None for v in t.y if v is not None] + ys
-    lo = 0.0 if fig.layout.yaxis.rangemode == "tozero" else min(vals)
-    return min(lo, min(vals)), max(vals)
 
 
 def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:

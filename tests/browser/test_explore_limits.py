@@ -34,6 +34,14 @@ def test_azl_explore_draws_each_converged_limit(page: Page, server_log, wait_for
         assert ln["converged"] and ln["certificate"] <= 1e-4, got
     boxes = sorted((lv["box"]["y0"], lv["box"]["y1"]) for lv in got["levels"])
     assert boxes[0][1] <= boxes[1][0] + 0.5, boxes  # the two labels do not overlap
+    # a limit off the chart's scale is labelled at its edge with its value (not dropped, no line)
+    off = page.evaluate("""() => [8.371, -2].map((y) => FE.onScale(
+      {y: y, text: "NTK converged limit", colour: "#000"},
+      {lo: 0.1, hi: 1, say: (v) => String(+v.toPrecision(3))}))""")
+    assert [(o["y"], o["text"], o.get("off")) for o in off] == [
+        (1, "NTK converged limit 8.37 ↑", True), (0.1, "NTK converged limit -2 ↓", True)], off
+    inside = page.evaluate("() => FE.onScale({y: 0.5, text: 'x'}, {lo: 0.1, hi: 1})")
+    assert inside == {"y": 0.5, "text": "x"}, inside
     page.locator(f"{PLAYER} .fe-acc").screenshot(path=str(tmp_path / f"limits-{theme}.png"))
     print("screenshot:", tmp_path / f"limits-{theme}.png")
     assert "Traceback" not in server_log, server_log.text

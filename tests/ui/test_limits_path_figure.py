@@ -46,3 +46,24 @@ def test_close_limit_labels_are_moved_apart_and_far_ones_stay():
     gap = (rf.y - ntk.y) * per_unit + (rf.yshift - ntk.yshift)
     assert gap >= 15 - 1e-9 and ntk.yshift == 0
     assert by[f"{LABELS['one_step']} limit"].yshift == 0  # far from the others: not moved
+
+
+def test_a_limit_far_off_the_curves_is_labelled_at_the_edge_with_its_value():
+    # gfl-multi-index's NTK at λ → 0: MSE/Var 8.37 beside curves between 0.1 and 0.9
+    base = go.Figure(go.Scatter(x=[0, 10], y=[0.9, 0.12]))
+    base.update_layout(yaxis={"rangemode": "tozero"})
+    fig = add_lines(base, {"ntk": {"test_mse_ratio": 8.371}, "rf": {"test_mse_ratio": 0.85}}, 10)
+    lines = {t.name for t in fig.data if t.meta == "converged limit"}
+    assert lines == {f"{LABELS['rf']}: converged limit"}  # no dashed line 9× above the curves
+    lo, hi = fig.layout.yaxis.range
+    assert lo < 0.01 and 0.9 <= hi < 1.0  # the axis keeps the curves' scale
+    by = {a.text.split(" limit")[0]: a for a in fig.layout.annotations}
+    edge = by[LABELS["ntk"]]
+    assert edge.text == f"{LABELS['ntk']} limit 8.37 ↑" and edge.y == 0.9
+    assert by[LABELS["rf"]].text == f"{LABELS['rf']} limit"
+    # on a fixed accuracy axis a limit below its floor is labelled at the bottom, in %
+    acc = go.Figure(go.Scatter(x=[0, 10], y=[0.6, 0.99]))
+    acc.update_layout(yaxis={"range": [0.55, 1.02]})
+    fig = add_lines(acc, {"one_step": {"test_acc": 0.495}}, 10)
+    (label,) = fig.layout.annotations
+    assert label.text == f"{LABELS['one_step']} limit 49.5 % ↓" and label.y == 0.55

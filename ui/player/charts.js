@@ -43,7 +43,7 @@ Object.assign(FE, (() => {
     }
     for (const [a, b, lo, hi] of panels) drawPanel(ctx, st, i, spec, th, a, b, lo, hi, Y, y0, y1);
     for (const line of spec.lines || []) hline(ctx, line, Y, panels, th);
-    cv.feLevels = spec.levels ? spec.levels(st).filter((lv) => lv.y >= spec.lo && lv.y <= spec.hi) : [];
+    cv.feLevels = spec.levels ? spec.levels(st).map((lv) => FE.onScale(lv, spec)) : [];
     FE.drawLevels(ctx, cv.feLevels, Y, panels, th);
     ctx.fillStyle = th.muted; ctx.textBaseline = "alphabetic"; ctx.font = F("", 11);
     if (split) ctx.fillText("steps 0–4 (zoom)", left, h - 4);
