@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import hardmargin, hinge, logistic, smooth, svm
+from . import hardmargin, hinge, kernelsq, logistic, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -53,6 +53,8 @@ def solve_at(prob: Problem, lam: float, start=None) -> dict:
         return res
     if obj.loss == "logistic" and logistic.fits(prob.train, obj):
         return logistic.solve(prob.train, prob.y_train, obj, start)
+    if kernelsq.applies(prob.train, obj):  # n < p: (K + nλI) β = y, w = Xᵀβ
+        return kernelsq.ridge(prob.train, prob.y_train, obj)
     return (smooth.ridge if obj.loss == "squared" else smooth.logistic)(
         prob.train, prob.y_train, obj)
 
@@ -257,9 +259,11 @@ def separable_lp(prob: Problem) -> bool | None:
 
 
 def _least_squares(prob: Problem, end: dict) -> dict:
-    """The minimum-norm least-squares fit (λ → 0 of ridge), by an SVD-based solve; beyond
-    explicit features the path's end (already solved: not solved twice)."""
+    """The minimum-norm least-squares fit (λ → 0 of ridge), by an SVD-based solve (in kernel
+    form where n < p); beyond explicit features the path's end (already solved: not twice)."""
     op, y, obj = prob.train, prob.y_train.to(DT), prob.objective
+    if kernelsq.applies(op, obj):  # wider than the sample: K's pivoted Cholesky, not gelsd
+        return {**kernelsq.min_norm(op, y, obj), "ridge": 0.0}
     if not isinstance(op, Dense):
         return {**end, "ridge": PATH[-1]}
     x = op.x - op.x.mean(0) if obj.intercept else op.x

@@ -131,6 +131,10 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
         train, test = kernel_embedding(TangentDense(tr).gram(), tr.gram(te))
         return Problem(train, test, y_tr, y_te, obj, metric, offset,
                        notes={**notes, "form": "dual: the n×n tangent kernel"})
+    if obj.loss == "squared" and p > max(n, DIRECT_WIDTH) and n * n * 8 <= GRAM_BYTES:
+        # gfl-multi-index's NTK: the closed-form Gram in kernel form (engine/limits/kernelsq.py)
+        return Problem(TangentDense(tr), te, y_tr, y_te, obj, metric, offset,
+                       notes={**notes, "form": "kernel form: the n×n tangent Gram, w = Xᵀβ"})
     if _libsvm_gram(obj, n, te.n):  # dm-sparse-parity, n = 10 000: 5 s, matrix-free 849 s
         return Problem(Gram(TangentDense(tr).gram()), Gram(tr.gram_blocked(te)), y_tr, y_te, obj,
                        metric, offset, notes={**notes, "form": "dual: libsvm on the n×n "

@@ -125,3 +125,20 @@ def _assert_equals_svc(prob, res) -> None:
     clf = SVC(kernel="precomputed", C=1 / (2 * prob.objective.lam * len(y)), tol=1e-8)
     ref = np.mean(clf.fit(x @ x.T, y).predict(prob.test.x.numpy() @ x.T) == prob.y_test.numpy())
     assert abs(acc - ref) <= 0.001
+
+
+@pytest.mark.parametrize("noise", [0.0, 1.0])  # separable; not (a Farkas combination)
+def test_hard_margin_with_p_much_less_than_n_starts_on_rows_spread_over_the_sample(
+        noise, monkeypatch):
+    op, y = _data(800, 10, seed=5, noise=noise)
+    sizes, real = [], hardmargin._on
+    monkeypatch.setattr(hardmargin, "_on", lambda *a: sizes.append(len(a[3])) or real(*a))
+    hard = hardmargin.solve(op, y)
+    full = real(op, op.x * y[:, None], y, None)  # the NNLS on every row
+    assert sizes[0] <= 2 * hardmargin.SPREAD * 11 and len(sizes) <= hardmargin.ROUNDS
+    assert hard["separable"] is full["separable"] is (noise == 0.0)
+    if noise:
+        assert len(sizes) == 1  # the first subset is already not separable: decided there
+        return
+    assert torch.allclose(hard["w"], full["w"], rtol=1e-7, atol=1e-9)
+    assert float((y * op.mv(hard["w"])).min()) >= 1 - 1e-8
