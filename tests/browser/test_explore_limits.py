@@ -34,14 +34,15 @@ def test_azl_explore_draws_each_converged_limit(page: Page, server_log, wait_for
         assert ln["converged"] and ln["certificate"] <= 1e-4, got
     boxes = sorted((lv["box"]["y0"], lv["box"]["y1"]) for lv in got["levels"])
     assert boxes[0][1] <= boxes[1][0] + 0.5, boxes  # the two labels do not overlap
-    # a limit off the chart's scale is labelled at its edge with its value (not dropped, no line)
-    off = page.evaluate("""() => [8.371, -2].map((y) => FE.onScale(
-      {y: y, text: "NTK converged limit", colour: "#000"},
-      {lo: 0.1, hi: 1, say: (v) => String(+v.toPrecision(3))}))""")
-    assert [(o["y"], o["text"], o.get("off")) for o in off] == [
-        (1, "NTK converged limit 8.37 ↑", True), (0.1, "NTK converged limit -2 ↓", True)], off
-    inside = page.evaluate("() => FE.onScale({y: 0.5, text: 'x'}, {lo: 0.1, hi: 1})")
-    assert inside == {"y": 0.5, "text": "x"}, inside
+    # a limit far off the chart's scale (as gfl-multi-index's NTK at λ → 0, 8.4 on a chart up to
+    # 1) is labelled at the chart's edge with its value and an arrow: not dropped, no line
+    off = page.evaluate("""() => { const p = globalThis.FE_PLAYER;
+      p.store.limits.lines[0].value = 1000; p.sig = null; p.draw();  // sig: draw() skips repaints
+      return p.cv.acc.feLevels.map((lv) => ({text: lv.text, off: !!lv.off, box: lv.box})); }""")
+    name = got["lines"][0]["name"]
+    edge = [lv for lv in off if lv["text"].startswith(name)]
+    assert [lv["text"] for lv in edge] == [f"{name} converged limit 1000 ↑"], off
+    assert edge[0]["off"] and edge[0]["box"]["y0"] >= 0 and sum(lv["off"] for lv in off) == 1, off
     page.locator(f"{PLAYER} .fe-acc").screenshot(path=str(tmp_path / f"limits-{theme}.png"))
     print("screenshot:", tmp_path / f"limits-{theme}.png")
     assert "Traceback" not in server_log, server_log.text

@@ -17,7 +17,9 @@ Object.assign(FE, (() => {
     for (const lv of [...lvs].sort((u, v) => Y(v.y) - Y(u.y))) {  // the lowest label first
       const colour = ink(lv.colour, th); ctx.textAlign = "right";
       const size = fitFont(ctx, lv.text, "italic", 11, b - a - 12) * FE.textScale();
-      const y = Math.min(Y(lv.y) - 2, top - 1), tw = ctx.measureText(lv.text).width;
+      // one off the top sits just inside the plot, below its edge (the legend is above it)
+      const at = lv.off === "up" ? Y(lv.y) + size + 3 : Y(lv.y) - 2;
+      const y = Math.min(at, top - 1), tw = ctx.measureText(lv.text).width;
       ctx.fillStyle = th.bg; ctx.globalAlpha = 0.85; ctx.fillRect(b - tw - 7, y - size - 1, tw + 6, size + 2);
       ctx.globalAlpha = 1; ctx.fillStyle = colour; ctx.fillText(lv.text, b - 4, y); ctx.textAlign = "left";
       lv.box = {y0: y - size - 1, y1: y + 1}; top = lv.box.y0;  // tests: the labels do not overlap
@@ -30,7 +32,7 @@ Object.assign(FE, (() => {
   /* A level off the chart's scale is labelled at its edge with its value and an arrow, with no
    * line (gfl-multi-index's NTK at λ → 0: MSE/Var 8.4 on a chart up to 1), never dropped. */
   const onScale = (lv, spec) => (lv.y > spec.hi || lv.y < spec.lo
-    ? {...lv, off: true, y: lv.y > spec.hi ? spec.hi : spec.lo,
+    ? {...lv, off: lv.y > spec.hi ? "up" : "down", y: lv.y > spec.hi ? spec.hi : spec.lo,
        text: `${lv.text} ${spec.say(lv.y)} ${lv.y > spec.hi ? "↑" : "↓"}`}
     : lv);
 
