@@ -59,15 +59,19 @@ def add_lines(fig: go.Figure, limits: dict, T: int) -> go.Figure:
         # the label sits right of the plot area (paper x > 1), never on a curve nor on another
         fig.add_annotation(x=1.0, xref="paper", xanchor="left", y=y, yref="y", yshift=shift,
                            text=text, showarrow=False, font={"color": color, "size": 11})
-    if drawn:
-        fig.update_layout(margin={"r": 120})  # room for the labels right of the plot
+    # room for the labels right of the plot, and the legend below it: at its default place (top
+    # right) a label near the top sat on it — from the start, so it does not jump when they come
+    fig.update_layout(margin={"r": 120}, legend={"orientation": "h", "x": 0, "xanchor": "left",
+                                                 "y": -0.18, "yanchor": "top"})
     return fig
 
 
 def _fmt(got: tuple[str, float]) -> str:
     """A limit's number as its column shows it (accuracy in %)."""
     key, v = got
-    return f"{100 * v:.1f} %" if key == "test_acc" else f"{v:.3g}"
+    if key == "test_acc":
+        return f"{100 * v:.1f} %"
+    return f"{v:.3g}" if abs(v) < 1000 else f"{v:,.0f}".replace(",", " ")  # 1 810, not 1.81e+03
 
 
 def _curves_range(fig: go.Figure) -> tuple[float, float, bool]:
@@ -90,7 +94,8 @@ def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
     lo, hi, _ = _curves_range(fig)
     lo, hi = min(lo, *ys), max(hi, *ys)
     margin = fig.layout.margin
-    height = (fig.layout.height or 450) - (margin.t or 80) - (margin.b or 80) - 50  # x-axis ticks
+    # less the x axis's ticks and title (50 px) and the legend below the plot (about 60)
+    height = (fig.layout.height or 450) - (margin.t or 80) - (margin.b or 80) - 110
     per_unit = max(height, 100) / max(hi - lo, 1e-12)
     order = sorted(range(len(ys)), key=lambda i: ys[i])
     shifts, last = [0.0] * len(ys), None
@@ -132,8 +137,16 @@ def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:
                       title={"text": "Converged limit along the ridge path (★: λ → 0)",
                              "font": {"size": 13}},
                       xaxis={"type": "log", "title": "ridge λ", "autorange": "reversed"},
-                      yaxis={"title": title})
+                      yaxis={"title": title, "type": _scale(fig)})
     return fig
+
+
+def _scale(fig: go.Figure) -> str:
+    """'log' where the path's values span more than a factor 30 (a regression's λ → 0 fit at the
+    interpolation threshold: MSE/Var 1 810 beside 0.9 — on a linear axis every other point is 0)."""
+    vals = [float(v) for t in fig.data for v in (t.y or ()) if v is not None]
+    lo, hi = min(vals, default=1.0), max(vals, default=1.0)
+    return "log" if lo > 0 and hi > 30 * lo else "linear"
 
 
 def cells(entry: dict, key: str, title: str) -> dict[str, str]:
@@ -166,7 +179,7 @@ def headline(methods: dict, key: str, labels: dict | None = None) -> tuple[str, 
     best = pick(lims, key=lims.get)
     label = f"{labels.get(best, best)} converged limit"
     if key == "test_mse_ratio":
-        return ("Network − best limit", f"{net - lims[best]:+.3f} MSE/Var",
+        return ("Network − best limit", f"{net - lims[best]:+.3f}",
                 f"test MSE / Var(y) {net:.3f} (Network) vs {lims[best]:.3f} ({label})")
     return ("Network − best limit", f"{100 * (net - lims[best]):+.1f} points",
             f"test accuracy {100 * net:.1f} % (Network) vs {100 * lims[best]:.1f} % ({label}), "

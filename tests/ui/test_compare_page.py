@@ -268,7 +268,9 @@ def test_a_gfl_regression_world_shows_test_mse_over_var() -> None:
     shown = float(frame.loc["Test MSE/Var · ours", "Network"])
     assert shown == pytest.approx(report["network"]["test_mse_ratio"], abs=1e-3) and shown > 0
     assert any("MSE / Var(y)" in h.value for h in at.subheader)
-    assert any("MSE/Var" in m.value for m in at.metric), [m.value for m in at.metric]
+    # the unit rides in the label; the value is the bare gap, short enough for a quarter column
+    assert any(m.label.endswith(" · MSE/Var") for m in at.metric), [m.label for m in at.metric]
+    assert all(len(m.value) <= 7 for m in at.metric), [m.value for m in at.metric]
     assert any("test MSE / Var(y)" in c.value for c in at.caption)
     fig = plotly.io.from_json(at.get("plotly_chart")[0].proto.spec)
     assert "MSE / Var(y)" in fig.layout.yaxis.title.text

@@ -67,3 +67,17 @@ def test_a_limit_far_off_the_curves_is_labelled_at_the_edge_with_its_value():
     fig = add_lines(acc, {"one_step": {"test_acc": 0.495}}, 10)
     (label,) = fig.layout.annotations
     assert label.text == f"{LABELS['one_step']} limit 49.5 % ↓" and label.y == 0.55
+
+
+def test_compare_legend_sits_below_the_plot_away_from_the_limit_labels():
+    base = go.Figure(go.Scatter(x=[0, 10], y=[0.5, 0.9]))
+    fig = add_lines(base, {"one_step": {"test_acc": 0.9}}, 10)
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0  # labels: x ≥ 1
+
+
+def test_a_path_spanning_orders_of_magnitude_is_drawn_on_a_log_axis():
+    far = [{"ridge": lam, "test_mse_ratio": v, "certificate": 1e-9, "converged": True}
+           for lam, v in ((1e-2, 0.9), (1e-4, 1.1), (1e-6, 40.0), (1e-8, 900.0))]
+    lim = {"test_mse_ratio": 1810.0, "path": far, "limit_kind": "λ → 0: minimum-norm least squares"}
+    assert path_figure({"rf": lim}).layout.yaxis.type == "log"
+    assert path_figure({"ntk": NTK}).layout.yaxis.type == "linear"
