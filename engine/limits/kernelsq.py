@@ -15,6 +15,10 @@ from .smooth import DIRECT_P, Centred
 from .svm import GRAM_BYTES
 
 RANK_TOL = 1e-12  # the pivoted Cholesky stops where the pivots fall below this × max diagonal
+# float32's Cholesky preconditions float64 CG where trace(K)/(nλ) ≤ this (κ·2⁻²⁴ ≤ 0.5: the
+# factor's error small against K + nλI, CG converging in a handful of products)
+F32_KAPPA = 2.0**23
+CG_TOL, CG_CAP = 1e-11, 40  # the mixed solve's relative residual, products before giving up
 
 
 def applies(op, obj: Objective) -> bool:
@@ -25,13 +29,18 @@ def applies(op, obj: Objective) -> bool:
 
 
 def _setup(op, y, obj):
-    """(the operator, the fit target as n×k, the Gram): the intercept profiled out by centring."""
+    """(the operator, the fit target as n×k, the Gram): the intercept profiled out by centring,
+    done in place once per operator (every path point shares it; no second n×n copy)."""
     y = y.to(DT).reshape(len(y), -1)
-    k = op.gram()
-    if obj.intercept:
-        k = k - k.mean(0) - k.mean(1, keepdim=True) + k.mean()
-        return Centred(op), y - y.mean(0), k
-    return op, y, k
+    if not obj.intercept:
+        return op, y, op.gram()
+    k = getattr(op, "_centred_gram", None)
+    if k is None:
+        k = op.gram()
+        mean0, mean1, mean = k.mean(0), k.mean(1, keepdim=True), k.mean()
+        k.sub_(mean0).sub_(mean1).add_(mean)  # the same sums as k − mean0 − mean1 + mean
+        op._gram, op._centred_gram = None, k  # the raw Gram now overwritten: not kept as such
+    return Centred(op), y - y.mean(0), k
 
 
 def _result(op, a, y, obj, beta, shift, detail) -> dict:
@@ -56,17 +65,66 @@ def _cols(apply, m: torch.Tensor) -> torch.Tensor:
 
 
 def ridge(op, y: torch.Tensor, obj: Objective) -> dict:
-    """min scale·mean‖Xw + c − y‖² + λ‖w‖² as (K + nλ/scale I) β = y, w = Xᵀβ: one Cholesky."""
+    """min scale·mean‖Xw + c − y‖² + λ‖w‖² as (K + nλ/scale I) β = y, w = Xᵀβ: where K + nλI is
+    well conditioned for float32, its float32 Cholesky preconditioning float64 CG (half the
+    flops, a few products of K); else (or if that CG stalls) one float64 Cholesky, in place."""
     a, yc, k = _setup(op, y, obj)
     shift = obj.lam / obj.scale
-    shifted = k.clone()
-    shifted.diagonal().add_(len(yc) * shift)
-    low, info = torch.linalg.cholesky_ex(shifted)
-    del shifted
-    if int(info) != 0:  # K + nλI numerically singular (λ below K's rounding): the pivoted form
+    nshift = len(yc) * shift
+    beta, how = _mixed(k, nshift, yc), "float32 Cholesky + float64 CG"
+    if beta is None:
+        beta, how = _cholesky(k, nshift, yc), "Cholesky"
+    if beta is None:  # K + nλI numerically singular (λ below K's rounding): the pivoted form
         return min_norm(op, y, obj, shift)
-    beta = torch.cholesky_solve(yc, low)
-    return _result(op, a, y, obj, beta, shift, "Cholesky of the n×n kernel K + nλI (w = Xᵀβ)")
+    return _result(op, a, y, obj, beta, shift, f"{how} of the n×n kernel K + nλI (w = Xᵀβ)")
+
+
+def _cholesky(k, nshift: float, yc):
+    """(K + nshift I)⁻¹ yc by LAPACK's float64 Cholesky on one working copy, factored in
+    place (peak K + one n×n); None where not positive definite."""
+    from scipy.linalg.lapack import dpotrf  # here: `import engine.cli` stays free of scipy
+
+    work = k.numpy().T.copy(order="F")  # K symmetric: its transpose, column-major for LAPACK
+    work.flat[::len(work) + 1] += nshift
+    low, info = dpotrf(work, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        return None
+    return torch.cholesky_solve(yc, torch.from_numpy(low).tril_())
+
+
+def _mixed(k, nshift: float, yc):
+    """(K + nshift I)⁻¹ yc by CG in float64 preconditioned with K + nshift I's float32
+    Cholesky, tried only where trace(K)/nshift (≥ the condition number − 1) keeps float32's
+    rounding small against it; None where it does not apply or does not converge."""
+    if float(k.diagonal().sum()) > F32_KAPPA * nshift:
+        return None
+    work = k.to(torch.float32)
+    work.diagonal().add_(nshift)
+    low, info = torch.linalg.cholesky_ex(work, out=(work, torch.empty((), dtype=torch.int32)))
+    if int(info) != 0:
+        return None
+    return _pcg(lambda v: k @ v + nshift * v,
+                lambda r: torch.cholesky_solve(r.to(torch.float32), low).to(DT), yc, CG_TOL, CG_CAP)
+
+
+def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
+    """Preconditioned CG on the columns of b at once (each its own step lengths), started at
+    precond(b); None where the relative residual is not below tol within cap products."""
+    x = precond(b)
+    r = b - apply(x)
+    z = precond(r)
+    d, rz, floor = z.clone(), (r * z).sum(0), tol * b.norm(dim=0)
+    for _ in range(cap):
+        if bool((r.norm(dim=0) <= floor).all()):
+            return x
+        q = apply(d)
+        step = rz / (d * q).sum(0)
+        x += step * d
+        r -= step * q
+        z = precond(r)
+        rz, old = (r * z).sum(0), rz
+        d = z + (rz / old) * d
+    return None
 
 
 def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
@@ -77,7 +135,10 @@ def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
 
     a, yc, k = _setup(op, y, obj)
     floor = RANK_TOL * float(k.diagonal().max().clamp_min(1e-300))
-    fac, piv, rank, _ = dpstrf(k.numpy(), lower=1, tol=floor)
+    # factored in place (K symmetric: its transpose is column-major), the Gram dropped from the
+    # operator: the path's last use of it, and no second n×n beside it (a later use rebuilds it)
+    fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
+    op._gram = op._centred_gram = None
     piv = torch.from_numpy(piv.astype("int64") - 1)
     low = torch.from_numpy(fac).tril_()[:, :rank]
     del fac
