@@ -22,10 +22,16 @@ CG_TOL, CG_CAP = 1e-11, 40  # the mixed solve's relative residual, products befo
 
 
 def applies(op, obj: Objective) -> bool:
-    """Squared loss on explicit features wider than both DIRECT_P and the sample, n² within
-    GRAM_BYTES."""
+    """Squared loss on explicit features wider than both DIRECT_P and the sample, its n×n
+    matrices within GRAM_BYTES."""
     return (obj.loss == "squared" and isinstance(op, Dense) and op.p > max(op.n, DIRECT_P)
-            and op.n * op.n * 8 <= GRAM_BYTES)
+            and fits(op.n))
+
+
+def fits(n: int) -> bool:
+    """Whether the solve's peak fits GRAM_BYTES: the kept float64 Gram and one working n×n
+    (the factor, made in place; gfl-multi-index, n = 8 000: 2 × 512 MB)."""
+    return 2 * n * n * 8 <= GRAM_BYTES
 
 
 def _setup(op, y, obj):
@@ -71,7 +77,8 @@ def ridge(op, y: torch.Tensor, obj: Objective) -> dict:
     a, yc, k = _setup(op, y, obj)
     shift = obj.lam / obj.scale
     nshift = len(yc) * shift
-    beta, how = _mixed(k, nshift, yc), "float32 Cholesky + float64 CG"
+    beta, steps = _mixed(k, nshift, yc)
+    how = f"float32 Cholesky + {steps} float64 CG steps"
     if beta is None:
         beta, how = _cholesky(k, nshift, yc), "Cholesky"
     if beta is None:  # K + nλI numerically singular (λ below K's rounding): the pivoted form
@@ -95,28 +102,31 @@ def _cholesky(k, nshift: float, yc):
 def _mixed(k, nshift: float, yc):
     """(K + nshift I)⁻¹ yc by CG in float64 preconditioned with K + nshift I's float32
     Cholesky, tried only where trace(K)/nshift (≥ the condition number − 1) keeps float32's
-    rounding small against it; None where it does not apply or does not converge."""
+    rounding small against it; (None, 0) where it does not apply or does not converge."""
     if float(k.diagonal().sum()) > F32_KAPPA * nshift:
-        return None
+        return None, 0
     work = k.to(torch.float32)
     work.diagonal().add_(nshift)
     low, info = torch.linalg.cholesky_ex(work, out=(work, torch.empty((), dtype=torch.int32)))
     if int(info) != 0:
-        return None
+        return None, 0
     return _pcg(lambda v: k @ v + nshift * v,
                 lambda r: torch.cholesky_solve(r.to(torch.float32), low).to(DT), yc, CG_TOL, CG_CAP)
 
 
 def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
     """Preconditioned CG on the columns of b at once (each its own step lengths), started at
-    precond(b); None where the relative residual is not below tol within cap products."""
+    precond(b); (x, products), or (None, cap) where the relative residual is not below tol
+    within cap products."""
     x = precond(b)
     r = b - apply(x)
     z = precond(r)
     d, rz, floor = z.clone(), (r * z).sum(0), tol * b.norm(dim=0)
-    for _ in range(cap):
+    for step in range(cap + 1):
         if bool((r.norm(dim=0) <= floor).all()):
-            return x
+            return x, step
+        if step == cap:
+            break
         q = apply(d)
         step = rz / (d * q).sum(0)
         x += step * d
@@ -124,7 +134,7 @@ def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
         z = precond(r)
         rz, old = (r * z).sum(0), rz
         d = z + (rz / old) * d
-    return None
+    return None, cap
 
 
 def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:

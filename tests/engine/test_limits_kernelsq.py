@@ -112,7 +112,7 @@ def test_path_points_on_one_operator_share_the_centred_gram():
     x = torch.randn(60, 140, generator=gen, dtype=torch.float64) * 3 + 1
     y = torch.randn(60, generator=gen, dtype=torch.float64)
     op = Dense(x)
-    for lam, how in ((1e-2, "float32 Cholesky + float64 CG"), (1e-3, "float32"),
+    for lam, how in ((1e-2, "float32 Cholesky + "), (1e-3, "float32 Cholesky + "),
                      (1e-6, "Cholesky of"), (1e-10, "Cholesky of")):
         res = kernelsq.ridge(op, y, Objective("squared", lam, True))
         assert res["detail"].startswith(how), (lam, res["detail"])
@@ -152,5 +152,18 @@ def test_pcg_preconditioned_by_a_rough_factor_reaches_the_float64_solve():
     a = m @ m.T + 1e-1 * torch.eye(80, dtype=torch.float64)
     b = torch.randn(80, 3, generator=gen, dtype=torch.float64)
     low = torch.linalg.cholesky(a.float())
-    x = kernelsq._pcg(lambda v: a @ v, lambda r: torch.cholesky_solve(r.float(), low).double(), b)
+    x, steps = kernelsq._pcg(lambda v: a @ v,
+                             lambda r: torch.cholesky_solve(r.float(), low).double(), b)
+    assert 0 < steps <= kernelsq.CG_CAP
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a.numpy(), b.numpy()), rtol=1e-8)
+
+
+def test_kernel_form_needs_room_for_the_gram_and_its_factor(monkeypatch):
+    """The size rule counts the kept Gram and one working n×n (the old rule n² alone let n
+    up to √2 × what the 1 GiB holds)."""
+    monkeypatch.setattr(kernelsq, "DIRECT_P", 10)
+    monkeypatch.setattr(kernelsq, "GRAM_BYTES", int(1.5 * 40 * 40 * 8))
+    op, obj = Dense(torch.zeros(40, 60, dtype=torch.float64)), Objective("squared", 0.0)
+    assert not kernelsq.applies(op, obj)
+    monkeypatch.setattr(kernelsq, "GRAM_BYTES", 2 * 40 * 40 * 8)
+    assert kernelsq.applies(op, obj)
