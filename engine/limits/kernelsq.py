@@ -86,17 +86,31 @@ def ridge(op, y: torch.Tensor, obj: Objective) -> dict:
     return _result(op, a, y, obj, beta, shift, f"{how} of the n×n kernel K + nλI (w = Xᵀβ)")
 
 
-def _cholesky(k, nshift: float, yc):
-    """(K + nshift I)⁻¹ yc by LAPACK's float64 Cholesky on one working copy, factored in
-    place (peak K + one n×n); None where not positive definite."""
-    from scipy.linalg.lapack import dpotrf  # here: `import engine.cli` stays free of scipy
+def _factor(k, nshift: float, dtype):
+    """K + nshift I's Cholesky in dtype by LAPACK, on one column-major working copy factored in
+    place, as its solve v ↦ (K + nshift I)⁻¹ v (LAPACK's potrs reads the factor where it lies;
+    torch's cholesky_solve would copy it: +512 MB); None where not positive definite."""
+    from scipy.linalg import lapack  # here: `import engine.cli` stays free of scipy
 
-    work = k.numpy().T.copy(order="F")  # K symmetric: its transpose, column-major for LAPACK
+    work = k.numpy().T.astype(dtype, order="F")  # K symmetric: its transpose is column-major
     work.flat[::len(work) + 1] += nshift
-    low, info = dpotrf(work, lower=1, clean=0, overwrite_a=1)
+    potrf, potrs = lapack.get_lapack_funcs(("potrf", "potrs"), (work,))
+    low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
     if info != 0:
         return None
-    return torch.cholesky_solve(yc, torch.from_numpy(low).tril_())
+
+    def solve(v: torch.Tensor) -> torch.Tensor:
+        out, _ = potrs(low, v.numpy().astype(dtype), lower=1)
+        return torch.from_numpy(out).to(DT)
+
+    return solve
+
+
+def _cholesky(k, nshift: float, yc):
+    """(K + nshift I)⁻¹ yc by the float64 Cholesky (peak K + one n×n); None where not positive
+    definite."""
+    solve = _factor(k, nshift, "float64")
+    return None if solve is None else solve(yc)
 
 
 def _mixed(k, nshift: float, yc):
@@ -105,13 +119,10 @@ def _mixed(k, nshift: float, yc):
     rounding small against it; (None, 0) where it does not apply or does not converge."""
     if float(k.diagonal().sum()) > F32_KAPPA * nshift:
         return None, 0
-    work = k.to(torch.float32)
-    work.diagonal().add_(nshift)
-    low, info = torch.linalg.cholesky_ex(work, out=(work, torch.empty((), dtype=torch.int32)))
-    if int(info) != 0:
+    solve = _factor(k, nshift, "float32")
+    if solve is None:
         return None, 0
-    return _pcg(lambda v: k @ v + nshift * v,
-                lambda r: torch.cholesky_solve(r.to(torch.float32), low).to(DT), yc, CG_TOL, CG_CAP)
+    return _pcg(lambda v: k @ v + nshift * v, solve, yc, CG_TOL, CG_CAP)
 
 
 def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
