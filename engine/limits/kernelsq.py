@@ -95,7 +95,8 @@ def _factor(k, nshift: float, dtype):
     work = k.numpy().T.astype(dtype, order="F")  # K symmetric: its transpose is column-major
     work.flat[::len(work) + 1] += nshift
     potrf, potrs = lapack.get_lapack_funcs(("potrf", "potrs"), (work,))
-    low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
+    with _threads():
+        low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
     if info != 0:
         return None
 
@@ -104,6 +105,14 @@ def _factor(k, nshift: float, dtype):
         return torch.from_numpy(out).to(DT)
 
     return solve
+
+
+def _threads():
+    """scipy's BLAS held to torch's thread count (its OpenBLAS takes every core by default: the
+    bench's one-thread figures were two-thread ones for these factorizations)."""
+    from threadpoolctl import threadpool_limits  # ships with scikit-learn
+
+    return threadpool_limits(torch.get_num_threads(), user_api="blas")
 
 
 def _cholesky(k, nshift: float, yc):
@@ -158,7 +167,8 @@ def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
     floor = RANK_TOL * float(k.diagonal().max().clamp_min(1e-300))
     # factored in place (K symmetric: its transpose is column-major), the Gram dropped from the
     # operator: the path's last use of it, and no second n×n beside it (a later use rebuilds it)
-    fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
+    with _threads():
+        fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
     op._gram = op._centred_gram = None
     piv = torch.from_numpy(piv.astype("int64") - 1)
     low = torch.from_numpy(fac).tril_()[:, :rank]
