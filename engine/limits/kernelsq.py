@@ -8,6 +8,7 @@ took > 8 min at λ = 1e-6 … 1e-8; here one 8 000² Gram (4 s) and a factorizat
 from __future__ import annotations
 
 import torch
+from threadpoolctl import threadpool_limits  # ships with scikit-learn
 
 from .ops import DT, Dense
 from .problem import TOL, Objective
@@ -110,8 +111,6 @@ def _factor(k, nshift: float, dtype):
 def _threads():
     """scipy's BLAS held to torch's thread count (its OpenBLAS takes every core by default: the
     bench's one-thread figures were two-thread ones for these factorizations)."""
-    from threadpoolctl import threadpool_limits  # ships with scikit-learn
-
     return threadpool_limits(torch.get_num_threads(), user_api="blas")
 
 
