@@ -8,6 +8,7 @@ took > 8 min at λ = 1e-6 … 1e-8; here one 8 000² Gram (4 s) and a factorizat
 from __future__ import annotations
 
 import torch
+from threadpoolctl import threadpool_limits  # ships with scikit-learn
 
 from .ops import DT, Dense
 from .problem import TOL, Objective
@@ -15,23 +16,38 @@ from .smooth import DIRECT_P, Centred
 from .svm import GRAM_BYTES
 
 RANK_TOL = 1e-12  # the pivoted Cholesky stops where the pivots fall below this × max diagonal
+# float32's Cholesky preconditions float64 CG where trace(K)/(nλ) ≤ this (κ·2⁻²⁴ ≤ 0.5: the
+# factor's error small against K + nλI, CG converging in a handful of products)
+F32_KAPPA = 2.0**23
+CG_TOL, CG_CAP = 1e-11, 40  # the mixed solve's relative residual, products before giving up
 
 
 def applies(op, obj: Objective) -> bool:
-    """Squared loss on explicit features wider than both DIRECT_P and the sample, n² within
-    GRAM_BYTES."""
+    """Squared loss on explicit features wider than both DIRECT_P and the sample, its n×n
+    matrices within GRAM_BYTES."""
     return (obj.loss == "squared" and isinstance(op, Dense) and op.p > max(op.n, DIRECT_P)
-            and op.n * op.n * 8 <= GRAM_BYTES)
+            and fits(op.n))
+
+
+def fits(n: int) -> bool:
+    """Whether the solve's peak fits GRAM_BYTES: the kept float64 Gram and one working n×n
+    (the factor, made in place; gfl-multi-index, n = 8 000: 2 × 512 MB)."""
+    return 2 * n * n * 8 <= GRAM_BYTES
 
 
 def _setup(op, y, obj):
-    """(the operator, the fit target as n×k, the Gram): the intercept profiled out by centring."""
+    """(the operator, the fit target as n×k, the Gram): the intercept profiled out by centring,
+    done in place once per operator (every path point shares it; no second n×n copy)."""
     y = y.to(DT).reshape(len(y), -1)
-    k = op.gram()
-    if obj.intercept:
-        k = k - k.mean(0) - k.mean(1, keepdim=True) + k.mean()
-        return Centred(op), y - y.mean(0), k
-    return op, y, k
+    if not obj.intercept:
+        return op, y, op.gram()
+    k = getattr(op, "_centred_gram", None)
+    if k is None:
+        k = op.gram()
+        mean0, mean1, mean = k.mean(0), k.mean(1, keepdim=True), k.mean()
+        k.sub_(mean0).sub_(mean1).add_(mean)  # the same sums as k − mean0 − mean1 + mean
+        op._gram, op._centred_gram = None, k  # the raw Gram now overwritten: not kept as such
+    return Centred(op), y - y.mean(0), k
 
 
 def _result(op, a, y, obj, beta, shift, detail) -> dict:
@@ -56,17 +72,88 @@ def _cols(apply, m: torch.Tensor) -> torch.Tensor:
 
 
 def ridge(op, y: torch.Tensor, obj: Objective) -> dict:
-    """min scale·mean‖Xw + c − y‖² + λ‖w‖² as (K + nλ/scale I) β = y, w = Xᵀβ: one Cholesky."""
+    """min scale·mean‖Xw + c − y‖² + λ‖w‖² as (K + nλ/scale I) β = y, w = Xᵀβ: where K + nλI is
+    well conditioned for float32, its float32 Cholesky preconditioning float64 CG (half the
+    flops, a few products of K); else (or if that CG stalls) one float64 Cholesky, in place."""
     a, yc, k = _setup(op, y, obj)
     shift = obj.lam / obj.scale
-    shifted = k.clone()
-    shifted.diagonal().add_(len(yc) * shift)
-    low, info = torch.linalg.cholesky_ex(shifted)
-    del shifted
-    if int(info) != 0:  # K + nλI numerically singular (λ below K's rounding): the pivoted form
+    nshift = len(yc) * shift
+    beta, steps = _mixed(k, nshift, yc)
+    how = f"float32 Cholesky + {steps} float64 CG steps"
+    if beta is None:
+        beta, how = _cholesky(k, nshift, yc), "Cholesky"
+    if beta is None:  # K + nλI numerically singular (λ below K's rounding): the pivoted form
         return min_norm(op, y, obj, shift)
-    beta = torch.cholesky_solve(yc, low)
-    return _result(op, a, y, obj, beta, shift, "Cholesky of the n×n kernel K + nλI (w = Xᵀβ)")
+    return _result(op, a, y, obj, beta, shift, f"{how} of the n×n kernel K + nλI (w = Xᵀβ)")
+
+
+def _factor(k, nshift: float, dtype):
+    """K + nshift I's Cholesky in dtype by LAPACK, on one column-major working copy factored in
+    place, as its solve v ↦ (K + nshift I)⁻¹ v (LAPACK's potrs reads the factor where it lies;
+    torch's cholesky_solve would copy it: +512 MB); None where not positive definite."""
+    from scipy.linalg import lapack  # here: `import engine.cli` stays free of scipy
+
+    work = k.numpy().T.astype(dtype, order="F")  # K symmetric: its transpose is column-major
+    work.flat[::len(work) + 1] += nshift
+    potrf, potrs = lapack.get_lapack_funcs(("potrf", "potrs"), (work,))
+    with _threads():
+        low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        return None
+
+    def solve(v: torch.Tensor) -> torch.Tensor:
+        out, _ = potrs(low, v.numpy().astype(dtype), lower=1)
+        return torch.from_numpy(out).to(DT)
+
+    return solve
+
+
+def _threads():
+    """scipy's BLAS held to torch's thread count (its OpenBLAS takes every core by default: the
+    bench's one-thread figures were two-thread ones for these factorizations)."""
+    return threadpool_limits(torch.get_num_threads(), user_api="blas")
+
+
+def _cholesky(k, nshift: float, yc):
+    """(K + nshift I)⁻¹ yc by the float64 Cholesky (peak K + one n×n); None where not positive
+    definite."""
+    solve = _factor(k, nshift, "float64")
+    return None if solve is None else solve(yc)
+
+
+def _mixed(k, nshift: float, yc):
+    """(K + nshift I)⁻¹ yc by CG in float64 preconditioned with K + nshift I's float32
+    Cholesky, tried only where trace(K)/nshift (≥ the condition number − 1) keeps float32's
+    rounding small against it; (None, 0) where it does not apply or does not converge."""
+    if float(k.diagonal().sum()) > F32_KAPPA * nshift:
+        return None, 0
+    solve = _factor(k, nshift, "float32")
+    if solve is None:
+        return None, 0
+    return _pcg(lambda v: k @ v + nshift * v, solve, yc, CG_TOL, CG_CAP)
+
+
+def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
+    """Preconditioned CG on the columns of b at once (each its own step lengths), started at
+    precond(b); (x, products), or (None, cap) where the relative residual is not below tol
+    within cap products."""
+    x = precond(b)
+    r = b - apply(x)
+    z = precond(r)
+    d, rz, floor = z.clone(), (r * z).sum(0), tol * b.norm(dim=0)
+    for step in range(cap + 1):
+        if bool((r.norm(dim=0) <= floor).all()):
+            return x, step
+        if step == cap:
+            break
+        q = apply(d)
+        step = rz / (d * q).sum(0)
+        x += step * d
+        r -= step * q
+        z = precond(r)
+        rz, old = (r * z).sum(0), rz
+        d = z + (rz / old) * d
+    return None, cap
 
 
 def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
@@ -77,7 +164,11 @@ def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
 
     a, yc, k = _setup(op, y, obj)
     floor = RANK_TOL * float(k.diagonal().max().clamp_min(1e-300))
-    fac, piv, rank, _ = dpstrf(k.numpy(), lower=1, tol=floor)
+    # factored in place (K symmetric: its transpose is column-major), the Gram dropped from the
+    # operator: the path's last use of it, and no second n×n beside it (a later use rebuilds it)
+    with _threads():
+        fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
+    op._gram = op._centred_gram = None
     piv = torch.from_numpy(piv.astype("int64") - 1)
     low = torch.from_numpy(fac).tril_()[:, :rank]
     del fac

@@ -13,6 +13,7 @@ from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
 from ..procedures.resnet3.probes import fit_numbers
+from . import kernelsq
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Gram, Tangent, kernel_embedding
 from .problem import Objective, Problem, Refusal
 from .svm import GRAM_BYTES
@@ -131,7 +132,7 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
         train, test = kernel_embedding(TangentDense(tr).gram(), tr.gram(te))
         return Problem(train, test, y_tr, y_te, obj, metric, offset,
                        notes={**notes, "form": "dual: the n×n tangent kernel"})
-    if obj.loss == "squared" and p > max(n, DIRECT_WIDTH) and n * n * 8 <= GRAM_BYTES:
+    if obj.loss == "squared" and p > max(n, DIRECT_WIDTH) and kernelsq.fits(n):
         # gfl-multi-index's NTK: the closed-form Gram in kernel form (engine/limits/kernelsq.py)
         return Problem(TangentDense(tr), te, y_tr, y_te, obj, metric, offset,
                        notes={**notes, "form": "kernel form: the n×n tangent Gram, w = Xᵀβ"})

@@ -91,3 +91,79 @@ def test_gfl_ntk_limit_is_the_min_norm_fit(monkeypatch):
     point = next(p for p in lim["path"] if p["ridge"] == 1e-4)
     assert abs(point["test_mse_ratio"] - test_value(ridge)) <= 1e-6
     assert [p["ridge"] for p in lim["path"]] == list(PATH)
+
+
+def _numpy_ridge(x: np.ndarray, y: np.ndarray, shift: float, intercept: bool) -> np.ndarray:
+    """numpy's ridge min mean‖aw − y‖² + shift‖w‖² as an augmented least squares (stable at
+    small shift, unlike the normal equations), centred with an intercept."""
+    if intercept:
+        x, y = x - x.mean(0), y - y.mean(0)
+    n, p = x.shape
+    rows = np.vstack([x / np.sqrt(n), np.sqrt(shift) * np.eye(p)])
+    target = np.concatenate([y / np.sqrt(n), np.zeros((p,) + y.shape[1:])])
+    return np.linalg.lstsq(rows, target, rcond=None)[0]
+
+
+def test_path_points_on_one_operator_share_the_centred_gram():
+    """Every path point on one operator with an intercept: the well-conditioned ones by the
+    float32-preconditioned CG, the small λ by the float64 Cholesky, each numpy's ridge; the
+    Gram centred once, in place (one n×n kept, not a centred copy per point)."""
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(60, 140, generator=gen, dtype=torch.float64) * 3 + 1
+    y = torch.randn(60, generator=gen, dtype=torch.float64)
+    op = Dense(x)
+    for lam, how in ((1e-2, "float32 Cholesky + "), (1e-3, "float32 Cholesky + "),
+                     (1e-6, "Cholesky of"), (1e-10, "Cholesky of")):
+        res = kernelsq.ridge(op, y, Objective("squared", lam, True))
+        assert res["detail"].startswith(how), (lam, res["detail"])
+        assert res["certificate"] <= TOL
+        w = _numpy_ridge(x.numpy(), y.numpy(), lam, True)
+        np.testing.assert_allclose(res["w"].numpy(), w, rtol=1e-7, atol=1e-9)
+        assert op._gram is None and op._centred_gram.shape == (60, 60)
+        np.testing.assert_allclose(op._centred_gram.sum(0).numpy(), 0.0, atol=1e-9)
+    # λ → 0 factors the kept Gram in place and drops it; a later point rebuilds it
+    end = kernelsq.min_norm(op, y, Objective("squared", 0.0, True))
+    assert op._gram is None and op._centred_gram is None
+    np.testing.assert_allclose(end["w"].numpy(), _min_norm(x.numpy(), y.numpy(), True)[0],
+                               atol=1e-8)
+    again = kernelsq.ridge(op, y, Objective("squared", 1e-2, True))
+    np.testing.assert_allclose(again["w"].numpy(), _numpy_ridge(x.numpy(), y.numpy(), 1e-2, True),
+                               rtol=1e-7, atol=1e-9)
+
+
+def test_mixed_solve_that_stalls_falls_back_to_the_float64_cholesky(monkeypatch):
+    """CG given no products (as where float32's factor is too rough) is dropped for the float64
+    Cholesky: the same ridge point."""
+    monkeypatch.setattr(kernelsq, "CG_CAP", 0)
+    gen = torch.Generator().manual_seed(6)
+    x = torch.randn(40, 90, generator=gen, dtype=torch.float64)
+    y = torch.randn(40, 2, generator=gen, dtype=torch.float64)
+    res = kernelsq.ridge(Dense(x), y, Objective("squared", 1e-2, False))
+    assert res["detail"].startswith("Cholesky of"), res["detail"]
+    np.testing.assert_allclose(res["w"].numpy(), _numpy_ridge(x.numpy(), y.numpy(), 1e-2, False),
+                               atol=1e-10)
+
+
+def test_pcg_preconditioned_by_a_rough_factor_reaches_the_float64_solve():
+    """The CG itself: SPD A with a float32 factor of A as preconditioner, several right-hand
+    sides at once, each column numpy's solve."""
+    gen = torch.Generator().manual_seed(7)
+    m = torch.randn(80, 80, generator=gen, dtype=torch.float64)
+    a = m @ m.T + 1e-1 * torch.eye(80, dtype=torch.float64)
+    b = torch.randn(80, 3, generator=gen, dtype=torch.float64)
+    low = torch.linalg.cholesky(a.float())
+    x, steps = kernelsq._pcg(lambda v: a @ v,
+                             lambda r: torch.cholesky_solve(r.float(), low).double(), b)
+    assert 0 < steps <= kernelsq.CG_CAP
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(a.numpy(), b.numpy()), rtol=1e-8)
+
+
+def test_kernel_form_needs_room_for_the_gram_and_its_factor(monkeypatch):
+    """The size rule counts the kept Gram and one working n×n (the old rule n² alone let n
+    up to √2 × what the 1 GiB holds)."""
+    monkeypatch.setattr(kernelsq, "DIRECT_P", 10)
+    monkeypatch.setattr(kernelsq, "GRAM_BYTES", int(1.5 * 40 * 40 * 8))
+    op, obj = Dense(torch.zeros(40, 60, dtype=torch.float64)), Objective("squared", 0.0)
+    assert not kernelsq.applies(op, obj)
+    monkeypatch.setattr(kernelsq, "GRAM_BYTES", 2 * 40 * 40 * 8)
+    assert kernelsq.applies(op, obj)
