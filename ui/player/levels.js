@@ -30,7 +30,7 @@ Object.assign(FE, (() => {
     .map((ln) => ({y: ln.value, colour: ln.colour, text: ln.name + " converged limit"}));
 
   /* A level off the chart's scale is labelled at its edge with its value and an arrow, with no
-   * line (gfl-multi-index's NTK at λ → 0: MSE/Var 8.4 on a chart up to 1), never dropped. */
+   * line (a regression's λ → 0 fit far above curves below 1, say), never dropped. */
   const onScale = (lv, spec) => (lv.y > spec.hi || lv.y < spec.lo
     ? {...lv, off: lv.y > spec.hi ? "up" : "down", y: lv.y > spec.hi ? spec.hi : spec.lo,
        text: `${lv.text} ${spec.say(lv.y)} ${lv.y > spec.hi ? "↑" : "↓"}`}
