@@ -29,6 +29,17 @@ class Dense:
             self._gram = self.x @ self.x.T
         return self._gram
 
+    def gram_block(self, rows: torch.Tensor) -> torch.Tensor:
+        """X_R X_Rᵀ for the rows R (sliced from the Gram where it is formed)."""
+        if self._gram is not None:
+            return self._gram[rows][:, rows]
+        part = self.x[rows]
+        return part @ part.T
+
+    def part(self, rows: torch.Tensor) -> Dense:
+        """The operator of the rows R alone (X_R w, X_Rᵀ u at |R|·p, not n·p)."""
+        return Dense(self.x[rows])
+
     def mv(self, w: torch.Tensor) -> torch.Tensor:
         """X w."""
         return self.x @ w
@@ -75,8 +86,9 @@ class Tangent:
         parts = [self.act, (self.slope[:, :, None] * self.z[:, None, :]).reshape(self.n, -1)]
         return Dense(torch.cat(parts + [self.slope] if self.bias else parts, dim=1))
 
-    def rows(self, sl: slice) -> Tangent:
-        """The operator of a block of rows (no copy of the arrays)."""
+    def rows(self, sl: slice | torch.Tensor) -> Tangent:
+        """The operator of a block of rows (no copy of the arrays for a slice; an index tensor
+        gathers them)."""
         part = copy.copy(self)
         part.act, part.slope, part.z = self.act[sl], self.slope[sl], self.z[sl]
         part.n = part.act.shape[0]
@@ -138,6 +150,10 @@ class Gram:
     def sq(self, beta: torch.Tensor) -> float:
         """βᵀKβ (the train Gram): ‖Σ β_i x_i‖²."""
         return float(beta @ (self.k @ beta))
+
+    def gram_block(self, rows: torch.Tensor) -> torch.Tensor:
+        """K_RR for the training rows R."""
+        return self.k[rows][:, rows]
 
 
 class Embedded:

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import hardmargin, hinge, kernelsq, logistic, smooth, svm
+from . import dualset, hardmargin, hinge, kernelsq, logistic, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -39,6 +39,11 @@ def solve_at(prob: Problem, lam: float, start=None) -> dict:
             if newton["converged"]:
                 newton["detail"] += " (p ≪ n: the primal Newton before libsvm)"
                 return newton
+        elif _own_start(prob, obj) and dualset.fits(prob.train, obj, prob.start):
+            dual = dualset.solve(prob.train, prob.y_train, obj, prob.start)
+            dual = dual and _certified(prob, obj, dual)
+            if dual and dual["converged"]:  # else libsvm, as before
+                return dual
         if svm.fits(prob.train, obj):
             res = _certified(prob, obj, svm.libsvm(prob.train, prob.y_train, obj))
         if isinstance(prob.train, Gram):  # the kernel form: libsvm's is the only solve
@@ -71,12 +76,17 @@ def _newton(prob: Problem, obj) -> dict:
     """The engine's hinge Newton; at the run's own decay started from the run's readout at the
     narrow widths (WARM_MUS: paper-parity's Two Step 124 → 40 s, same answer), cold again if
     that does not certify."""
-    if prob.start is not None and not obj.tie_break and obj.lam == prob.objective.lam:
+    if _own_start(prob, obj):
         res = hinge.solve(prob.train, prob.y_train, obj, start=prob.start, mus=WARM_MUS)
         if res["converged"]:
             res["detail"] += ", started from the run's own readout"
             return res
     return hinge.solve(prob.train, prob.y_train, obj)
+
+
+def _own_start(prob: Problem, obj) -> bool:
+    """Whether the problem holds the run's own readout and obj is the run's own decay."""
+    return prob.start is not None and not obj.tie_break and obj.lam == prob.objective.lam
 
 
 def _certified(prob: Problem, obj, res: dict) -> dict:

@@ -108,7 +108,27 @@ def _shi_ntk(run, obj, y_tr, y_te):
         p0, fold = type(p0)(p0.q[:h], p0.b[:h], p0.a[:h]), math.sqrt(2.0)
     ops = [Tangent(*_shi_parts(p0, z, trunc), z, run.kappa, fold)
            for z in (d.z_train.to(CPU), d.z_test.to(CPU))]
-    return _tangent_problem(ops, y_tr, y_te, obj)
+    prob = _tangent_problem(ops, y_tr, y_te, obj)
+    if isinstance(prob, Problem) and not obj.tie_break and isinstance(prob.train, TangentDense):
+        prob.start = _ntk_readout(run, obj)  # the explicit tangent coordinates only
+    return prob
+
+
+def _ntk_readout(run, obj: Objective) -> torch.Tensor:
+    """The NTK run's trained (δa, δq, δb, [c]) in the tangent operator's coordinates: a twin
+    pair (q, b equal, a_j = r a_i) has features σ'_i a_i(…) once, ×√2, so its weight is
+    (δ_i + r δ_j)/√2 (δa's σ is a-free: r = 1 there)."""
+    da, dq, db, dc = (None if t is None else t.to(CPU, DT) for t in run.reported())
+    if _twins(run.p0):
+        h, a = len(da) // 2, run.p0.a.to(CPU, DT)
+        r = torch.where(a[:h] != 0, a[h:] / torch.where(a[:h] != 0, a[:h], 1.0), 0.0)
+        fold = math.sqrt(2.0)
+        da, dq, db = ((da[:h] + da[h:]) / fold, (dq[:h] + r[:, None] * dq[h:]) / fold,
+                      (db[:h] + r * db[h:]) / fold)
+    w = torch.cat([da, dq.reshape(-1), db])
+    if not obj.intercept:
+        return w
+    return torch.cat([w, torch.zeros(1, dtype=DT) if dc is None else dc.reshape(1)])
 
 
 def _shi_parts(p0, z, truncated):
@@ -192,6 +212,17 @@ class TangentDense(Dense):
                 out[end:, i:end] = out[i:end, end:].T
             self._gram = out
         return self._gram
+
+    def gram_block(self, rows: torch.Tensor) -> torch.Tensor:
+        """X_R X_Rᵀ for the rows R by the closed form (|R|²(2·units + r), not the n×n Gram)."""
+        if self._gram is not None:
+            return self._gram[rows][:, rows]
+        part = self._tangent.rows(rows)
+        return part.gram(part)
+
+    def part(self, rows: torch.Tensor) -> Tangent:
+        """The closed-form operator of the rows R alone."""
+        return self._tangent.rows(rows)
 
 
 def _libsvm_gram(obj: Objective, n: int, n_test: int) -> bool:
