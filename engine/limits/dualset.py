@@ -3,11 +3,14 @@
 Kunisch) on  max Σα − ‖Σ α_i y_i x_i‖²/(4λ), 0 ≤ α ≤ s/n, Σ α_i y_i = 0, whose multiplier is
 the intercept c. Rows at a bound are held there and the free rows' margins set to 1 with
 Σ α_i y_i = 0 — one bordered |F|×|F| solve on the Gram's block of the free rows only (the
-tangent features' closed form: no n×n Gram) — and every margin follows from two products
-(Xᵀu, X w). Once the sets stop changing the point is the KKT point (exact, not approximate).
-From far it can cycle, so its answer is kept only where it certifies (libsvm otherwise).
-quick-parity's NTK (n = 10 000, p = 5 200, 340 free rows at the optimum): 15–18 steps, where
-libsvm needed the 10 000² Gram (2.9–5.4 s), its fit (0.7–1.1 s) and scikit-learn's import."""
+tangent features' closed form: no n×n Gram) — and every margin follows from one product
+X w (Xᵀβ of the held rows kept by the rows that move). Once the sets stop changing the point
+is the KKT point (exact, not approximate). Full steps are not globally convergent: with many
+free rows (15–45 % of generic Gaussian samples) they cycle even from near the optimum, so it
+gives up early (a repeated set, too many free rows) and libsvm solves it, and its answer is
+kept only where it certifies. quick-parity's NTK (n = 10 000, p = 5 200, 340 free rows at the
+optimum): 14 steps, 0.3–0.5 s, where libsvm needed the 10 000² Gram (2.9–5.4 s), its fit
+(0.7–1.1 s) and scikit-learn's import (1.7–2.1 s)."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from . import svm
 from .ops import DT, Dense, Gram
 from .problem import Objective, check_cancel
 
-STEPS = 25  # active-set solves before giving up (quick-parity's NTK: 14–16)
+STEPS = 25  # active-set solves before giving up (quick-parity's NTK 14, paper-parity-n10000's 16)
 START = 0.1  # the start's rows within START/2 of the margin are the first free ones
 BAND = 0.3  # then a held row within this of the margin on the wrong side is freed (HIK's ρ)
 # free rows beyond this share of n (quick-parity's NTK: ≤ 12 % on the way, 3.4 % at the optimum)
@@ -46,10 +49,7 @@ def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor) -> dict | No
     g = g_up
     for step in range(STEPS):
         check_cancel()
-        # HIK's α + ρ(1 − m) over the bound, ρ = box/BAND: a held row whose margin is within
-        # BAND of 1 on the wrong side is freed, one further out moves to the other bound
-        score = alpha / box + (1.0 - m) / (START if sets is None else BAND)
-        up, zero = score >= 1.0, score <= 0.0
+        up, zero = _sets(alpha / box, m, START if sets is None else BAND)
         if sets is not None and torch.equal(up, sets[0]) and torch.equal(zero, sets[1]):
             return {"w": g / (2 * lam), "c": c, "alpha": alpha, "iterations": step,
                     "detail": "dual active set from the run's own readout "
@@ -61,18 +61,31 @@ def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor) -> dict | No
         seen.add(key)
         if not bool(free.any()):  # the intercept needs a free row: the one nearest the margin
             free[torch.argmin((m - 1.0).abs())] = True
-            up &= ~free
-        size = int(free.sum())
-        if size > min(FREE, SHARE * len(y)) or (isinstance(op, Dense) and size > op.p + 1):
-            return None  # (more free rows than K's rank + 1: the system is singular)
+            up = up & ~free
+        if _too_wide(op, int(free.sum()), len(y)):
+            return None
         moved = (up != was_up).nonzero().flatten()  # Xᵀβ_up kept: only the rows that moved
         g_up = g_up + kern.weights(moved, (box * y)[moved] * (up[moved].to(DT) * 2 - 1))
-        was_up = up.clone()
+        was_up = up
         got = _free_solve(kern, y, box, lam, up, free.nonzero().flatten(), g_up)
         if got is None:
             return None
         alpha, c, m, g = got
     return None
+
+
+def _sets(share: torch.Tensor, m: torch.Tensor, width: float):
+    """(at the upper bound, at 0) by HIK's α + ρ(1 − m) over the bound (share = α/bound,
+    ρ = bound/width): a held row whose margin is within width of 1 on the wrong side is freed,
+    one further out moves to the other bound; a free row out of its box goes to that bound."""
+    score = share + (1.0 - m) / width
+    return score >= 1.0, score <= 0.0
+
+
+def _too_wide(op, size: int, n: int) -> bool:
+    """More free rows than SHARE of n or FREE, or than K's rank + 1 (explicit features: the
+    bordered system is singular)."""
+    return size > min(FREE, SHARE * n) or (isinstance(op, Dense) and size > op.p + 1)
 
 
 def _free_solve(kern, y, box, lam, up, free, g_up):
