@@ -1,4 +1,4 @@
-"""Times bench/kernel_dual.py on a pickled NTK Problem (its Gram): the λ = 1e-2, 1e-4 points and
+"""Times engine/limits/kdual.py on a pickled NTK Problem (its Gram): the λ = 1e-2, 1e-4 points and
 the hard margin, each with its seconds, steps, certificate and test accuracy.
 Usage: python -m bench.kernel_dual_try PROBLEM.pkl (a Problem pickled after
 engine.limits.sources.problem_of, its train operator with .gram())."""
@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import torch
 
-from bench import kernel_dual
 from engine.limits import hardmargin, svm
+from engine.limits import kdual as kernel_dual
 from engine.limits.ops import Gram
 
 
