@@ -12,7 +12,6 @@ rows, on explicit features (a kernel's embedding) Xᵀ of them."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import torch
 
@@ -25,8 +24,6 @@ ENTER = 256  # at-bound rows let in per step (64: no convergence in 200 steps; 5
 KKT = 1e-9  # the hard margin's projected gradient (margins − 1) at which it stops
 WIDE = 2  # explicit features: the dual where n ≤ WIDE·p (its Gram at most WIDE× their size)
 FREE = 20  # the next path point in the dual where at most n/FREE rows were free (quick)
-HARD_STEPS = 100  # after_logistic's steps (fcb-xor: 14) before the NNLS decides instead
-SPARSE = 1e-6  # after_logistic: start α below this fraction of the largest set to 0
 GROWTH = 1e8  # hard margin: Σα beyond this × its start means no separating w (α → ∞)
 
 
@@ -78,7 +75,7 @@ def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None
                       "no intercept)"}
 
 
-def hard(op, y: torch.Tensor, start: torch.Tensor, steps: int = STEPS) -> dict | None:
+def hard(op, y: torch.Tensor, start: torch.Tensor) -> dict | None:
     """The hard-margin SVM {separable: True, w, alpha, min_margin, iterations} from start (a
     path point's α/(2λ)); None where it does not converge (not separable: α grows without
     bound)."""
@@ -86,7 +83,7 @@ def hard(op, y: torch.Tensor, start: torch.Tensor, steps: int = STEPS) -> dict |
     q = gram(op) * (y[:, None] * y[None, :])
     inf = torch.full_like(y, math.inf)
     got = _projected_newton(q, inf, 1.0, start.clamp_min(0.0), None,
-                            limit=GROWTH * max(float(start.sum()), 1e-300), steps=steps)
+                            limit=GROWTH * max(float(start.sum()), 1e-300))
     if got is None:
         return None
     alpha, steps, _ = got
@@ -97,33 +94,16 @@ def hard(op, y: torch.Tensor, start: torch.Tensor, steps: int = STEPS) -> dict |
             "min_margin": margin, "iterations": steps}
 
 
-def after_logistic(op, y: torch.Tensor, obj: Objective, m: torch.Tensor, lam: float
-                   ) -> dict | None:
-    """The hard margin started from the logistic path's end (margins m at ridge lam): its dual
-    α_i = s_i σ(−m_i)/n scaled by 1/(2λ) (fcb-xor's NTK: 14 steps, 960 support vectors, 2.9–3.9
-    s against the NNLS's 4.5–9.3 s under the same load); None where the dual does not fit or
-    does not converge within HARD_STEPS (then the NNLS decides)."""
-    obj = replace(obj, loss="hinge", lam=lam)
-    if not fits(op, obj):
-        return None
-    # its w = Σ α_i y_i x_i/(2λ) is the max-margin one times its least margin; the rows whose
-    # α is below SPARSE of the largest left at 0 (all of them free: no step on a small sample)
-    start = _box(y.to(DT), obj) * torch.sigmoid(-m) / (2 * lam * float(m.min().clamp_min(1.0)))
-    start = torch.where(start >= SPARSE * start.max(), start, torch.zeros_like(start))
-    return hard(op, y, start, HARD_STEPS)
-
-
 def _box(y: torch.Tensor, obj: Objective) -> torch.Tensor:
     s = obj.weights(y)
     return (torch.ones_like(y) if s is None else s) / len(y)
 
 
-def _projected_newton(q, box, scale: float, alpha, lam, limit: float = math.inf,
-                      steps: int = STEPS):
+def _projected_newton(q, box, scale: float, alpha, lam, limit: float = math.inf):
     """min αᵀQα/(2·scale) − Σα on 0 ≤ α ≤ box from alpha: (α, steps, relative gap at lam, or
     the projected gradient's size where lam is None); None past the step budget or limit."""
     m = q @ alpha / scale  # the margins y_i f(x_i), then kept by the free columns' updates
-    for step in range(steps):
+    for step in range(STEPS):
         check_cancel()
         g = m - 1.0
         fixed = ((alpha <= 0) & (g >= 0)) | ((alpha >= box) & (g <= 0))

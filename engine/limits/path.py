@@ -143,9 +143,8 @@ def _max_margin(prob: Problem, score, alone) -> tuple[dict | None, list, bool | 
     hard-margin NNLS only, started from the rows of least margin under that w, without the
     hinge's path points, where it applies."""
     if alone is not None and hardmargin.fits(prob.train, prob.objective):
-        m = prob.y_train.to(DT) * prob.train.mv(alone)
-        hard = kdual.after_logistic(prob.train, prob.y_train, prob.objective, m, PATH[-1]) \
-            or hardmargin.solve(prob.train, prob.y_train, torch.argsort(m))
+        order = torch.argsort(prob.y_train.to(DT) * prob.train.mv(alone))
+        hard = hardmargin.solve(prob.train, prob.y_train, order)
         if hard is not None and not hard["separable"]:
             return None, [], False
         if hard is not None:

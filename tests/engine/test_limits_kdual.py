@@ -100,20 +100,3 @@ def test_the_limit_is_the_same_with_the_dual_on_the_path(monkeypatch):
     assert abs(ours["objective_value"] - theirs["objective_value"]) <= (
         1e-6 * theirs["objective_value"])
     assert [p["converged"] for p in ours["path"]] == [p["converged"] for p in theirs["path"]]
-
-
-def test_the_logistic_direction_by_the_dual_is_the_nnls_max_margin(monkeypatch):
-    prob = _kernel_problem()
-    prob = replace(prob, objective=replace(prob.objective, loss="logistic"))
-    w = path.solve_at(prob, path.PATH[-1])["w"]
-    m = prob.y_train * prob.train.mv(w)
-    hard = kdual.after_logistic(prob.train, prob.y_train, prob.objective, m, path.PATH[-1])
-    assert hard is not None and hard["separable"]  # an RBF Gram of distinct rows: separable
-    ours = path.to_zero(prob, lambda r: {})
-    monkeypatch.setattr(kdual, "after_logistic", lambda *a: None)  # the NNLS, as before
-    theirs = path.to_zero(prob, lambda r: {})
-    assert ours["separable"] and theirs["separable"] and ours["converged"]
-    assert abs(ours["objective_value"] - theirs["objective_value"]) <= (
-        1e-6 * theirs["objective_value"])
-    assert torch.allclose(ours["w"], theirs["w"], rtol=1e-4, atol=1e-6 * float(
-        theirs["w"].abs().max()))
