@@ -1,4 +1,4 @@
-"""Times bench/kernel_dual.py on a pickled NTK Problem (its Gram): the λ = 1e-2, 1e-4 points and
+"""Times engine/limits/kdual.py on a pickled NTK Problem (its Gram): the λ = 1e-2, 1e-4 points and
 the hard margin, each with its seconds, steps, certificate and test accuracy.
 Usage: python -m bench.kernel_dual_try PROBLEM.pkl (a Problem pickled after
 engine.limits.sources.problem_of, its train operator with .gram())."""
@@ -10,8 +10,7 @@ from dataclasses import replace
 
 import torch
 
-from bench import kernel_dual
-from engine.limits import hardmargin, svm
+from engine.limits import hardmargin, kdual, svm
 from engine.limits.ops import Gram
 
 
@@ -25,13 +24,13 @@ def main(file: str) -> None:
     for lam in (1e-2, 1e-4):
         obj = replace(prob.objective, lam=lam)
         t = time.perf_counter()
-        got = kernel_dual.solve(op, y, obj, prev)
+        got = kdual.solve(op, y, obj, prev)
         value = svm.primal_value(op, y, obj, got["w"], None)
         print(f"λ={lam:g} {time.perf_counter() - t:.2f} s {got['iterations']} steps gap "
               f"{svm.gap_at(op, y, obj, value, got['alpha']):.1e} test {_test(prob, got):.4f}")
         prev = got["alpha"]
     t = time.perf_counter()
-    hard = kernel_dual.hard(op, y, prev / (2 * 1e-4))
+    hard = kdual.hard(op, y, prev / (2 * 1e-4))
     if hard is None:
         print("hard margin: none (not separable or not converged)")
         return

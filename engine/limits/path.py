@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import dualset, hardmargin, hinge, kernelsq, logistic, smooth, svm
+from . import dualset, hardmargin, hinge, kdual, kernelsq, logistic, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -181,7 +181,7 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
         hard = _hard_near(prob, res["w"]) if lam < EARLY and res is not None else None
         if hard is not None:  # (rows a convex combination of which is 0: not separable either)
             return _from_hard(prob, hard, score, path, res)
-        res = {**solve_at(prob, lam), "ridge": lam}
+        res = {**_path_point(prob, lam, res), "ridge": lam}
         path.append(_point(lam, res, score))
         if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
             if not res["converged"] and hardmargin.fits(op, obj):  # gfl-xor's RF at n = 400:
@@ -203,6 +203,19 @@ def _hinge_path(prob: Problem, score) -> tuple[dict, list, bool | None]:
             if svm.zero_loss(op, prob.y_train, res["w"], res["c"]):
                 return res, path, True
     return res, path, separable
+
+
+def _path_point(prob: Problem, lam: float, last: dict | None) -> dict:
+    """A λ → 0 path point: by the kernel dual warm from the last point's α where the rule picks
+    it (kdual.quick) and it certifies, else by solve_at."""
+    obj = replace(prob.objective, lam=lam)
+    if kdual.quick(prob.train, obj, EARLY, last):
+        got = kdual.solve(prob.train, prob.y_train, obj, last and last.get("alpha"))
+        if got["w"] is not None:
+            got = _certified(prob, obj, got)
+            if got["converged"]:
+                return got
+    return solve_at(prob, lam)
 
 
 def _hard_near(prob: Problem, w: torch.Tensor) -> dict | None:

@@ -1,12 +1,13 @@
-"""Measured, not wired (docs/performance.md, Session 18b). The intercept-free hinge on a
-kernel's Gram, solved in its dual (no embedding of the Gram):
+"""The intercept-free hinge on a kernel's Gram K = X Xᵀ, solved in its dual:
 min f(α) = αᵀQα/(4λ) − Σα over 0 ≤ α ≤ s/n, Q = diag(y) K diag(y), by Bertsekas' projected
 Newton — rows at a bound whose gradient points outwards held there, a Newton step on the rest
-(one |F|×|F| Cholesky, F the free rows: a few hundred), the step clipped to the box and halved
-until f falls enough. f is a convex quadratic, so once the sets stop changing the step is exact.
-The hard-margin SVM (λ → 0) is the same problem without the upper bound and with Q in place of
-Q/(2λ): min ½αᵀQα − Σα, α ≥ 0 (its α scaled by 2λ is the hinge's optimum at every λ ≤ λ_max).
-The readout's weights are the coefficients β = α∘y/(2λ) of the training rows (a Gram operator)."""
+(one |F|×|F| Cholesky, F the free rows), the step clipped to the box and halved until f falls
+enough. f is a convex quadratic, so once the sets stop changing the step is exact. Its cost
+grows as |F|³ per step: fast where few rows sit on the margin (docs/performance.md, Sessions
+18b and 19). The hard-margin SVM (λ → 0) is the same problem without the upper bound and with
+Q in place of Q/(2λ): min ½αᵀQα − Σα, α ≥ 0 (its α scaled by 2λ is the hinge's optimum at
+every λ ≤ λ_max). w = Xᵀ(α∘y)/(2λ): on a Gram operator the coefficients β of the training
+rows, on explicit features (a kernel's embedding) Xᵀ of them."""
 
 from __future__ import annotations
 
@@ -14,39 +15,72 @@ import math
 
 import torch
 
-from engine.limits.ops import DT, Gram
-from engine.limits.problem import TOL, Objective, check_cancel
+from .ops import DT, Dense, Gram
+from .problem import TOL, Objective, check_cancel
 
 STEPS = 400  # Newton steps before giving up (gfl-parity-blocks: 52–156 per solve)
 HALVINGS = 40  # step halvings per Newton step
 ENTER = 256  # at-bound rows let in per step (64: no convergence in 200 steps; 512: slower)
 KKT = 1e-9  # the hard margin's projected gradient (margins − 1) at which it stops
+WIDE = 2  # explicit features: the dual where n ≤ WIDE·p (its Gram at most WIDE× their size)
+FREE = 20  # the next path point in the dual where at most n/FREE rows were free (quick)
 GROWTH = 1e8  # hard margin: Σα beyond this × its start means no separating w (α → ∞)
 
 
 def fits(op, obj: Objective) -> bool:
-    """A Gram operator and the hinge without an intercept (libsvm's own form has one)."""
-    return isinstance(op, Gram) and not obj.intercept and obj.loss == "hinge"
+    """The hinge without an intercept (libsvm's own form has one) on a Gram operator or on
+    explicit features whose n×n Gram is not much larger than them (a kernel's embedding, of
+    width n or its rank: gfl-parity-blocks' NTK 3 954 of 4 000)."""
+    kernel = isinstance(op, Gram) or (isinstance(op, Dense) and op.n <= WIDE * op.p)
+    return kernel and not obj.intercept and obj.loss == "hinge"
 
 
-def solve(op: Gram, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None) -> dict:
-    """(β, α, its own gap) of the hinge at obj.lam; start: a dual α to begin from (the path's
+def quick(op, obj: Objective, early: float, last: dict | None) -> bool:
+    """Whether a λ → 0 path point goes to the dual: it fits, λ ≥ early (nearer the hard margin
+    every support vector is free: gfl-xor's 1 127, digits-teacher-student's 857 at 1e-6, each
+    step a Cholesky that wide), and either the path's first point (no previous: most rows
+    inside the margin sit at the upper bound, 2–155 free measured) or one after a point this
+    solver solved with at most n/FREE free rows (gfl-parity-blocks 114 of 4 000, gfl-mog 63,
+    digits-teacher-student 2: faster; gfl-xor 155 of 2 000 → 528 at 1e-4: slower)."""
+    if not fits(op, obj) or obj.lam < early:
+        return False
+    return last is None or (last.get("free") is not None and FREE * last["free"] <= op.n)
+
+
+def gram(op) -> torch.Tensor:
+    """The n×n train Gram K of a Gram operator or of explicit features (formed once)."""
+    return op.k if isinstance(op, Gram) else op.gram()
+
+
+def weights(op, coef: torch.Tensor) -> torch.Tensor:
+    """w = Σ coef_i x_i in op's coordinates (a Gram operator's w is coef itself)."""
+    return coef if isinstance(op, Gram) else op.rmv(coef)
+
+
+def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None) -> dict:
+    """(w, α, its own gap) of the hinge at obj.lam; start: a dual α to begin from (the path's
     previous point), else every row at its upper bound."""
     y = y.to(DT)
-    q, box = op.k * (y[:, None] * y[None, :]), _box(y, obj)
+    q, box = gram(op) * (y[:, None] * y[None, :]), _box(y, obj)
     alpha = box.clone() if start is None else start.clamp(min=torch.zeros_like(box), max=box)
-    alpha, steps, gap = _projected_newton(q, box, 2 * obj.lam, alpha, obj.lam)
-    return {"w": alpha * y / (2 * obj.lam), "c": None, "alpha": alpha, "iterations": steps,
-            "certificate": gap, "detail": "projected Newton on the kernel's dual box QP "
-                                          f"({op.n}×{op.n} Gram, no intercept)"}
+    got = _projected_newton(q, box, 2 * obj.lam, alpha, obj.lam)
+    if got is None:
+        return {"w": None, "c": None, "alpha": None, "iterations": STEPS,
+                "certificate": math.inf, "detail": "projected Newton: not converged"}
+    alpha, steps, gap = got
+    free = int(((alpha > 0) & (alpha < box)).sum())
+    return {"w": weights(op, alpha * y / (2 * obj.lam)), "c": None, "alpha": alpha,
+            "free": free, "iterations": steps, "certificate": gap,
+            "detail": f"projected Newton on the kernel's dual box QP ({op.n}×{op.n} Gram, "
+                      "no intercept)"}
 
 
-def hard(op: Gram, y: torch.Tensor, start: torch.Tensor) -> dict | None:
-    """The hard-margin SVM {separable: True, w (β), alpha, min_margin, iterations} from start (a
+def hard(op, y: torch.Tensor, start: torch.Tensor) -> dict | None:
+    """The hard-margin SVM {separable: True, w, alpha, min_margin, iterations} from start (a
     path point's α/(2λ)); None where it does not converge (not separable: α grows without
     bound)."""
     y = y.to(DT)
-    q = op.k * (y[:, None] * y[None, :])
+    q = gram(op) * (y[:, None] * y[None, :])
     inf = torch.full_like(y, math.inf)
     got = _projected_newton(q, inf, 1.0, start.clamp_min(0.0), None,
                             limit=GROWTH * max(float(start.sum()), 1e-300))
@@ -56,8 +90,8 @@ def hard(op: Gram, y: torch.Tensor, start: torch.Tensor) -> dict | None:
     margin = float((q @ alpha).min())
     if margin < 1.0 - 1e-6:
         return None
-    return {"separable": True, "w": alpha * y, "alpha": alpha, "min_margin": margin,
-            "iterations": steps}
+    return {"separable": True, "w": weights(op, alpha * y), "alpha": alpha,
+            "min_margin": margin, "iterations": steps}
 
 
 def _box(y: torch.Tensor, obj: Objective) -> torch.Tensor:
