@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from . import activeset
+from . import activeset, rows
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
 
@@ -200,15 +200,20 @@ def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
     v = torch.zeros(op.p + int(obj.intercept), dtype=DT) if start is None else start.to(DT)
     iters, cert, mu_used, value = 0, float("inf"), mus[0], float("nan")
     finish, finished = activeset.Finish(op, y, s, obj) if activeset.fits(op, obj) else None, ""
+    merged = rows.distinct(op, y)  # the Newton on the distinct rows, weighted by their counts
+    work = (op, y, s) if merged is None else (merged.x, merged.y, merged.weights(s))
     for mu in mus:
-        v, used = _stage(_Smoothed(op, y, s, obj, mu), v, max_iter - iters)
+        v, used = _stage(_Smoothed(*work, obj, mu), v, max_iter - iters)
         iters, mu_used = iters + used, mu
-        value, cert = gap(op, y, s, obj, v, mu)
+        value, cert = gap(*work, obj, v, mu)
         got = finish.attempt(v, mu) if finish and cert > TOL and mu <= activeset.START_MU else None
         if got is not None:  # the active-set finish certified: its exact point replaces v
             (v, value, cert), finished = got, ", finished by the active-set solve"
         if cert <= TOL or iters >= max_iter:
             break
+    if merged is not None and not finished:  # the certificate taken again on every row
+        value, cert = gap(op, y, s, obj, v, mu_used)
+        finished = f", on the {merged.x.n} distinct of {op.n} rows"
     form = "formed Hessian" if isinstance(op, Dense) else "Newton-CG (matrix-free)"
     return {"w": v[:op.p], "c": v[op.p] if obj.intercept else None, "certificate": cert,
             "certificate_kind": "relative duality gap", "iterations": iters,
