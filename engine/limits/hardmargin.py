@@ -37,7 +37,7 @@ def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None,
     NNLS then runs on the first half and adds the rows whose margin falls below 1 (constraint
     generation: exact once none does; fcb-xor's NTK 4.5 → 1.2 s, its 960 support vectors
     within the first 61 %); none given and p + 1 ≪ n: the rows `spread`. Repeated rows are
-    one constraint: solved on the distinct rows (engine/limits/rows.py), α on each's first."""
+    one constraint: solved on the distinct rows (engine/limits/rows.py), α shared by the copies."""
     merged = rows.distinct(op, y)
     if merged is not None:
         return _merged(merged, order, first)

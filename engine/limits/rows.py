@@ -36,10 +36,9 @@ class Distinct:
         return torch.argsort(place)
 
     def spread(self, alpha: torch.Tensor) -> torch.Tensor:
-        """A dual vector of the groups on all rows: each group's weight on its first row."""
-        out = torch.zeros(len(self.group), dtype=DT)
-        out[self.first] = alpha
-        return out
+        """A dual vector of the groups on all rows, each group's weight shared equally by its
+        rows (one y, so one box s_i/n each): the largest λ_max = min s_i/(2nα_i) it allows."""
+        return (alpha / self.count.to(DT))[self.group]
 
 
 def distinct(op, y: torch.Tensor) -> Distinct | None:
