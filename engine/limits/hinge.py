@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import torch
 
-from . import activeset, rows
+from . import activeset
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
+from .rows import distinct
 
 MUS = (1.0, 0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1e-7)  # widest first
 NEWTON_STEPS = 60  # per smoothing stage
@@ -200,7 +201,7 @@ def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
     v = torch.zeros(op.p + int(obj.intercept), dtype=DT) if start is None else start.to(DT)
     iters, cert, mu_used, value = 0, float("inf"), mus[0], float("nan")
     finish, finished = activeset.Finish(op, y, s, obj) if activeset.fits(op, obj) else None, ""
-    merged = rows.distinct(op, y)  # the Newton on the distinct rows, weighted by their counts
+    merged = distinct(op, y)  # the Newton on the distinct rows, weighted by their counts
     work = (op, y, s) if merged is None else (merged.x, merged.y, merged.weights(s))
     for mu in mus:
         v, used = _stage(_Smoothed(*work, obj, mu), v, max_iter - iters)
