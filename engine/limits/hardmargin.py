@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import svm
+from . import rows, svm
 from .ops import DT, Dense
 from .problem import Objective
 
@@ -36,7 +36,11 @@ def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None,
     the rows by increasing margin under an approximate solution (the logistic path's end): the
     NNLS then runs on the first half and adds the rows whose margin falls below 1 (constraint
     generation: exact once none does; fcb-xor's NTK 4.5 → 1.2 s, its 960 support vectors
-    within the first 61 %); none given and p + 1 ≪ n: the rows `spread`."""
+    within the first 61 %); none given and p + 1 ≪ n: the rows `spread`. Repeated rows are
+    one constraint: solved on the distinct rows (engine/limits/rows.py), α shared by the copies."""
+    merged = rows.distinct(op, y)
+    if merged is not None:
+        return _merged(merged, order, first)
     y = y.to(DT)
     g = op.x * y[:, None]
     if order is None and SPREAD * (op.p + 1) < op.n:
@@ -51,6 +55,16 @@ def solve(op: Dense, y: torch.Tensor, order: torch.Tensor | None = None,
             return got
         cols = torch.cat([cols, low])
     return _on(op, g, y, None)
+
+
+def _merged(merged: rows.Distinct, order, first) -> dict | None:
+    """solve on the distinct rows, its α spread back over every row."""
+    if order is not None and first is not None:  # the distinct rows among the first `first`
+        first = len(torch.unique(merged.group[order[:first]]))
+    got = solve(merged.x, merged.y, None if order is None else merged.rows(order), first)
+    if got is not None and got["separable"]:
+        got["alpha"] = merged.spread(got["alpha"])
+    return got
 
 
 def spread(n: int, first: int) -> tuple[torch.Tensor, int]:

@@ -110,3 +110,41 @@ def test_kept_hessian_multiplies_only_the_rows_that_changed():
             band[flip] = ~band[flip]
             if step:
                 assert used == 20  # not the ≈ 300 rows of the band
+
+
+def test_kept_hessian_rescaled_at_a_narrower_width():
+    """Session 19: a new width scales every band row's weight s/(nμ) alike; where the band keeps
+    its rows, h is the old one rescaled and no row is multiplied (old: the band afresh)."""
+    x, y = _noisy(600, 15, seed=9)
+    band = torch.rand(600, generator=torch.Generator().manual_seed(4), dtype=torch.float64) < 0.6
+    kept = hinge.Kept(x, False)
+    g = torch.ones(15, dtype=torch.float64)
+    kept.solve(torch.where(band, 1.0 / 600, 0.0).to(torch.float64), 1e-3, g)
+    before = kept.rows_used
+    wide, narrow = band.clone(), band.clone()
+    narrow[:10] = False  # ten rows leave the band
+    k = torch.where(narrow, 1.0 / (600 * 0.3), 0.0).to(torch.float64)
+    d = kept.solve(k, 1e-3, g)
+    assert kept.rows_used - before == int((wide & ~narrow).sum())  # only the rows that left
+    assert torch.allclose(d, hinge._dense_solve(x[narrow], k[narrow], 1e-3, g), rtol=1e-9)
+
+
+def test_path_points_on_one_operator_equal_fresh_solves():
+    """The formed Hessian left on the operator by one path point starts the next (it depends
+    on X and the weights, not on λ): same steps and w as a solve on a fresh operator, and on
+    nearly rank-one features (theory-parity's One Step: the same band at every width and point)
+    fewer rows multiplied (old: no Hessian left on the operator)."""
+    gen = torch.Generator().manual_seed(10)
+    a = torch.rand(800, generator=gen, dtype=torch.float64) + 0.5
+    v = torch.randn(30, generator=gen, dtype=torch.float64)
+    x = a[:, None] * v[None, :] + 1e-7 * torch.randn(800, 30, generator=gen, dtype=torch.float64)
+    y = torch.where(torch.rand(800, generator=gen, dtype=torch.float64) < 0.5, 1.0, -1.0)
+    op, fresh_rows = Dense(x), 0
+    for lam in (1e-2, 1e-4, 1e-6):
+        obj = Objective("hinge", lam, tie_break=True)
+        fresh_op = Dense(x)
+        ours, fresh = hinge.solve(op, y.double(), obj), hinge.solve(fresh_op, y.double(), obj)
+        assert ours["iterations"] == fresh["iterations"] and ours["converged"]
+        assert torch.allclose(ours["w"], fresh["w"], rtol=1e-7, atol=1e-9)
+        fresh_rows += fresh_op._kept[1].rows_used
+    assert op._kept[1].rows_used < fresh_rows

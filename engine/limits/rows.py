@@ -1,0 +1,89 @@
+"""Repeated training rows merged: a sample drawn from a finite set (gfl-uniform-parity's 30 000
+rows are 2 048 distinct points of {±1}¹¹) puts the same (x, y) in many rows. The hinge (and the
+hard margin) sees k copies of a row only as its weight k, so the solvers work on the distinct
+rows with the counts as weights — the same objective, its value, gradient and Hessian equal up
+to rounding — and every certificate is taken again on all the rows."""
+
+from __future__ import annotations
+
+import torch
+
+from .ops import DT, Dense
+
+WORTH = 0.5  # merged only where at most this fraction of the rows is distinct
+BLOCK = 4096  # rows compared at a time (the check makes no n×p copy)
+
+
+class Distinct:
+    """The distinct (x, y) rows of a Dense operator: `first` (one row index per group, in order
+    of first appearance), `group` (each row's group) and `count` (rows per group)."""
+
+    def __init__(self, op: Dense, y: torch.Tensor, first, group, count):
+        self.op, self.first, self.group, self.count = op, first, group, count
+        self.x = Dense(op.x[first])
+        self.y = y.to(DT)[first]
+
+    def weights(self, s: torch.Tensor) -> torch.Tensor:
+        """Per-distinct-row weights whose mean over the distinct rows is the mean of s over all
+        rows: s_i · count · (distinct / n)."""
+        return s[self.first] * self.count.to(DT) * (len(self.first) / len(self.group))
+
+    def rows(self, order: torch.Tensor) -> torch.Tensor:
+        """An order of all rows as an order of the groups (each at its first place in it)."""
+        n = len(order)
+        place = torch.full((len(self.first),), n).scatter_reduce(
+            0, self.group[order], torch.arange(n), "amin")
+        return torch.argsort(place)
+
+    def spread(self, alpha: torch.Tensor) -> torch.Tensor:
+        """A dual vector of the groups on all rows, each group's weight shared equally by its
+        rows (one y, so one box s_i/n each): the largest λ_max = min s_i/(2nα_i) it allows."""
+        return (alpha / self.count.to(DT))[self.group]
+
+
+def distinct(op, y: torch.Tensor) -> Distinct | None:
+    """op's distinct (x, y) rows where they are few (≤ WORTH·n), found once per operator and
+    kept on it; None otherwise (not Dense, or too many distinct rows)."""
+    if not isinstance(op, Dense):
+        return None
+    y = y.to(DT)
+    kept = getattr(op, "_distinct", None)
+    if kept is None or not torch.equal(kept[0], y):
+        kept = op._distinct = (y, _find(op, y))
+    return kept[1]
+
+
+def _find(op: Dense, y: torch.Tensor) -> Distinct | None:
+    """Groups by a random projection of x beside y (equal rows project equally), checked
+    exactly; where the projection put unequal rows together (rows apart by a rounding: One
+    Step's features), grouped by the rows themselves (a sort of n rows of p, ~2× slower)."""
+    if y.dim() != 1:
+        return None
+    r = torch.randn(op.p, dtype=DT, generator=torch.Generator().manual_seed(0))
+    group, count = _groups(torch.stack([op.x @ r, y], 1))
+    if len(count) > WORTH * op.n:
+        return None
+    first = _firsts(group, len(count))
+    if not all(torch.equal(op.x[i:i + BLOCK], op.x[first[group[i:i + BLOCK]]])
+               for i in range(0, op.n, BLOCK)):  # (y is in the key)
+        group, count = _groups(torch.cat([op.x, y[:, None]], 1))
+        if len(count) > WORTH * op.n:
+            return None
+        first = _firsts(group, len(count))
+    # groups in order of first appearance: the sample's own order, kept for the NNLS's spread
+    order = torch.argsort(first)
+    rank = torch.empty_like(order)
+    rank[order] = torch.arange(len(order))
+    return Distinct(op, y, first[order], rank[group], count[order])
+
+
+def _groups(key: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's group among the equal rows of key, and the groups' sizes."""
+    _, group, count = torch.unique(key, dim=0, return_inverse=True, return_counts=True)
+    return group, count
+
+
+def _firsts(group: torch.Tensor, groups: int) -> torch.Tensor:
+    """The first row of each group."""
+    n = len(group)
+    return torch.full((groups,), n).scatter_reduce(0, group, torch.arange(n), "amin")

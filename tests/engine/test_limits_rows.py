@@ -1,0 +1,79 @@
+"""Repeated training rows merged (issue 36, Session 19: gfl-uniform-parity's 30 000 rows are
+2 048 distinct points): the hinge Newton and the hard-margin NNLS on the distinct rows weighted
+by their counts give the answer of the solve on every row — same steps, same w, same λ_max —
+with the certificate taken on every row. Small n, no timing."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from engine.limits import hardmargin, hinge, rows
+from engine.limits.ops import Dense
+from engine.limits.problem import TOL, Objective
+
+DT = torch.float64
+
+
+def _repeated(n, p, distinct, seed, noise):
+    """n rows drawn from `distinct` points of {±1}^p (labels by a noisy linear rule fixed per
+    point), and one row differing from another by a rounding only."""
+    gen = torch.Generator().manual_seed(seed)
+    points = torch.randint(0, 2, (distinct, p), generator=gen).to(DT) * 2 - 1
+    label = torch.sign(points[:, 0] + points[:, 1] + 0.5 * points[:, 2]
+                       + noise * torch.randn(distinct, generator=gen, dtype=DT))
+    pick = torch.randint(0, distinct, (n,), generator=gen)
+    x, y = points[pick].clone(), label[pick].clone()
+    x[7] = x[3]
+    x[7, 0] = torch.nextafter(x[3, 0], torch.tensor(9.0, dtype=DT))  # apart by one ulp
+    y[7] = y[3]
+    return x, y
+
+
+def _unmerged(monkeypatch):
+    monkeypatch.setattr(rows, "WORTH", 0.0)
+
+
+def test_distinct_rows_found_exactly_with_their_counts():
+    x, y = _repeated(3000, 12, 60, seed=1, noise=0.0)
+    merged = rows.distinct(Dense(x), y)
+    assert merged is not None and merged.x.n == len(torch.unique(torch.cat([x, y[:, None]], 1),
+                                                               dim=0))
+    assert torch.equal(merged.x.x[merged.group], x) and torch.equal(merged.y[merged.group], y)
+    assert int(merged.count.sum()) == 3000 and torch.equal(merged.first.sort().values,
+                                                          merged.first)
+
+
+@pytest.mark.parametrize("lam", [1e-2, 1e-5])
+def test_newton_on_distinct_rows_equals_the_newton_on_every_row(lam, monkeypatch):
+    x, y = _repeated(3000, 12, 60, seed=2, noise=1.0)
+    obj = Objective("hinge", lam, tie_break=True)
+    ours = hinge.solve(Dense(x), y, obj)
+    assert ours["detail"].endswith("distinct of 3000 rows")  # old code: every row, no such note
+    _unmerged(monkeypatch)
+    theirs = hinge.solve(Dense(x), y, obj)
+    assert "distinct" not in theirs["detail"]
+    assert ours["converged"] and theirs["converged"]
+    assert ours["iterations"] == theirs["iterations"]
+    assert torch.allclose(ours["w"], theirs["w"], rtol=1e-7, atol=1e-9 * float(theirs["w"].norm()))
+    # the certificate is the gap on every row: the common one of svm.gap_at with the Newton's α
+    assert ours["certificate"] == pytest.approx(theirs["certificate"], rel=1e-4, abs=1e-12)
+    assert ours["certificate"] <= TOL
+
+
+def test_hard_margin_on_distinct_rows_equals_every_row(monkeypatch):
+    x, y = _repeated(2000, 16, 80, seed=4, noise=0.0)
+    op = Dense(x)
+    ours = hardmargin.solve(op, y)
+    _unmerged(monkeypatch)
+    theirs = hardmargin.solve(Dense(x), y)
+    assert ours["separable"] and theirs["separable"]
+    assert torch.allclose(ours["w"], theirs["w"], rtol=1e-9, atol=1e-12)
+    assert len(ours["alpha"]) == 2000
+    assert torch.allclose(op.rmv(ours["alpha"] * y), ours["w"], rtol=1e-8, atol=1e-10)
+    merged = rows.distinct(op, y)
+    on = ours["alpha"] > 0  # a group's weight shared by its copies: every copy or none
+    assert torch.equal(on, on[merged.first][merged.group])
+    box = torch.ones(2000, dtype=DT) / 2000
+    # the largest λ_max this w allows (old: the NNLS's weight on whichever copies it took)
+    assert hardmargin.lam_max(ours["alpha"], box) >= hardmargin.lam_max(theirs["alpha"], box)
