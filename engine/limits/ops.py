@@ -76,7 +76,8 @@ class Tangent:
         return Dense(torch.cat(parts + [self.slope] if self.bias else parts, dim=1))
 
     def rows(self, sl: slice) -> Tangent:
-        """The operator of a block of rows (no copy of the arrays)."""
+        """The operator of a block of rows (a slice: no copy of the arrays; an index tensor:
+        those rows)."""
         part = copy.copy(self)
         part.act, part.slope, part.z = self.act[sl], self.slope[sl], self.z[sl]
         part.n = part.act.shape[0]
