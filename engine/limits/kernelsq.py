@@ -8,7 +8,6 @@ took > 8 min at λ = 1e-6 … 1e-8; here one 8 000² Gram (4 s) and a factorizat
 from __future__ import annotations
 
 import torch
-from threadpoolctl import threadpool_limits  # ships with scikit-learn
 
 from .ops import DT, Dense
 from .problem import TOL, Objective
@@ -96,8 +95,7 @@ def _factor(k, nshift: float, dtype):
     work = k.numpy().T.astype(dtype, order="F")  # K symmetric: its transpose is column-major
     work.flat[::len(work) + 1] += nshift
     potrf, potrs = lapack.get_lapack_funcs(("potrf", "potrs"), (work,))
-    with _threads():
-        low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
+    low, info = potrf(work, lower=1, clean=0, overwrite_a=1)  # BLAS held by limit_of
     if info != 0:
         return None
 
@@ -106,12 +104,6 @@ def _factor(k, nshift: float, dtype):
         return torch.from_numpy(out).to(DT)
 
     return solve
-
-
-def _threads():
-    """scipy's BLAS held to torch's thread count (its OpenBLAS takes every core by default: the
-    bench's one-thread figures were two-thread ones for these factorizations)."""
-    return threadpool_limits(torch.get_num_threads(), user_api="blas")
 
 
 def _cholesky(k, nshift: float, yc):
@@ -166,8 +158,7 @@ def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
     floor = RANK_TOL * float(k.diagonal().max().clamp_min(1e-300))
     # factored in place (K symmetric: its transpose is column-major), the Gram dropped from the
     # operator: the path's last use of it, and no second n×n beside it (a later use rebuilds it)
-    with _threads():
-        fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
+    fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
     op._gram = op._centred_gram = None
     piv = torch.from_numpy(piv.astype("int64") - 1)
     low = torch.from_numpy(fac).tril_()[:, :rank]
