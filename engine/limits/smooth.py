@@ -41,8 +41,8 @@ def ridge(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
         return a.rmv(a.mv(w)) / n + shift * w
 
     if isinstance(op, Dense) and op.p <= DIRECT_P:
-        x = op.x - op.x.mean(0) if obj.intercept else op.x
-        w, iters, detail = torch.linalg.solve(x.T @ x / n + shift * torch.eye(op.p, dtype=DT), b), \
+        w, iters, detail = torch.linalg.solve(
+            _normal_matrix(op, obj.intercept) / n + shift * torch.eye(op.p, dtype=DT), b), \
             1, "direct solve of the normal equations"
     else:
         w, iters = _cg(normal, b, max_iter)
@@ -51,6 +51,17 @@ def ridge(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
     c = (y2 - op.mv(w)).mean(0) if obj.intercept else None
     return {"w": w, "c": c, "certificate": cert, "certificate_kind": "relative gradient norm",
             "iterations": iters, "converged": cert <= TOL, "detail": detail}
+
+
+def _normal_matrix(op: Dense, intercept: bool) -> torch.Tensor:
+    """XᵀX (columns centred with an intercept), formed once per operator and shared by every
+    path point: the n·p² product was formed again at each of the four (gfl-multi-index's RF
+    and One Step, 8 000 × 2 000: 0.5 s a point)."""
+    cache = op.__dict__.setdefault("_normal", {})
+    if intercept not in cache:
+        x = op.x - op.x.mean(0) if intercept else op.x
+        cache[intercept] = x.T @ x
+    return cache[intercept]
 
 
 def _cg(apply, b: torch.Tensor, max_iter: int) -> tuple[torch.Tensor, int]:
