@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from .cg import cg
 from .ops import DT, Dense
 from .problem import TOL, Objective
 from .smooth import DIRECT_P, Centred
@@ -122,30 +123,8 @@ def _mixed(k, nshift: float, yc):
     solve = _factor(k, nshift, "float32")
     if solve is None:
         return None, 0
-    return _pcg(lambda v: k @ v + nshift * v, solve, yc, CG_TOL, CG_CAP)
-
-
-def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
-    """Preconditioned CG on the columns of b at once (each its own step lengths), started at
-    precond(b); (x, products), or (None, cap) where the relative residual is not below tol
-    within cap products."""
-    x = precond(b)
-    r = b - apply(x)
-    z = precond(r)
-    d, rz, floor = z.clone(), (r * z).sum(0), tol * b.norm(dim=0)
-    for step in range(cap + 1):
-        if bool((r.norm(dim=0) <= floor).all()):
-            return x, step
-        if step == cap:
-            break
-        q = apply(d)
-        step = rz / (d * q).sum(0)
-        x += step * d
-        r -= step * q
-        z = precond(r)
-        rz, old = (r * z).sum(0), rz
-        d = z + (rz / old) * d
-    return None, cap
+    x, steps, ok = cg(lambda v: k @ v + nshift * v, yc, CG_TOL, CG_CAP, precond=solve)
+    return (x, steps) if ok else (None, CG_CAP)
 
 
 def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:

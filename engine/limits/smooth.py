@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .cg import cg
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
 
@@ -45,7 +46,7 @@ def ridge(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
             _normal_matrix(op, obj.intercept) / n + shift * torch.eye(op.p, dtype=DT), b), \
             1, "direct solve of the normal equations"
     else:
-        w, iters = _cg(normal, b, max_iter)
+        w, iters, _ = cg(normal, b, TOL / 10, max_iter)
         detail = "conjugate gradients on the normal equations (matrix-free)"
     cert = float((normal(w) - b).norm() / b.norm().clamp_min(1e-300))
     c = (y2 - op.mv(w)).mean(0) if obj.intercept else None
@@ -62,26 +63,6 @@ def _normal_matrix(op: Dense, intercept: bool) -> torch.Tensor:
         x = op.x - op.x.mean(0) if intercept else op.x
         cache[intercept] = x.T @ x
     return cache[intercept]
-
-
-def _cg(apply, b: torch.Tensor, max_iter: int) -> tuple[torch.Tensor, int]:
-    """Conjugate gradients for A w = b, every column at once, to ‖r‖ ≤ TOL/10·‖b‖."""
-    w = torch.zeros_like(b)
-    r = b.clone()
-    d, rr = r.clone(), (r * r).sum(0)
-    stop = (TOL / 10 * b.norm(dim=0)) ** 2
-    for it in range(1, max_iter + 1):
-        check_cancel()
-        ad = apply(d)
-        step = rr / (d * ad).sum(0).clamp_min(1e-300)
-        w += step * d
-        r -= step * ad
-        new = (r * r).sum(0)
-        if bool((new <= stop).all()):
-            return w, it
-        d = r + (new / rr) * d
-        rr = new
-    return w, max_iter
 
 
 def logistic(op, y: torch.Tensor, obj: Objective, max_iter: int = 3000) -> dict:
