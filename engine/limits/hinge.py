@@ -9,11 +9,13 @@ from __future__ import annotations
 import torch
 
 from . import activeset, rows
+from .cg import cg
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
 
 MUS = (1.0, 0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1e-7)  # widest first
 NEWTON_STEPS = 60  # per smoothing stage
+CG_REL, CG_CAP = 1e-8, 200  # the matrix-free Newton direction's CG: relative residual, products
 
 
 class _Smoothed:
@@ -59,7 +61,7 @@ class _Smoothed:
                 xs = torch.cat([xs, torch.ones(len(xs), 1, dtype=DT)], 1)
                 gram = None if gram is None else gram + 1.0
             return _dense_solve(xs, k[rows], 2 * lam, g, gram, rows)
-        return _cg(lambda d: self._hv(d, k), g)
+        return cg(lambda d: self._hv(d, k), g, CG_REL, CG_CAP)[0]
 
     def _hv(self, d, k):
         p = self.p
@@ -126,23 +128,6 @@ class Kept:
         h = self.h.clone()
         h.diagonal().add_(reg)
         return torch.cholesky_solve(g[:, None], torch.linalg.cholesky(h))[:, 0]
-
-
-def _cg(apply, b, max_iter: int = 200, rel: float = 1e-8):
-    x, r = torch.zeros_like(b), b.clone()
-    d, rr, stop = r.clone(), float(r @ r), (rel * float(b.norm())) ** 2
-    for _ in range(max_iter):
-        check_cancel()
-        ad = apply(d)
-        step = rr / max(float(d @ ad), 1e-300)
-        x += step * d
-        r -= step * ad
-        new = float(r @ r)
-        if new <= stop:
-            break
-        d = r + (new / rr) * d
-        rr = new
-    return x
 
 
 def gap(op, y, s, obj: Objective, v: torch.Tensor, mu: float) -> tuple[float, float]:
