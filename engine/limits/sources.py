@@ -165,16 +165,26 @@ def _on_distinct_inputs(tr, te, y_tr, y_te, obj, metric, offset, notes) -> Probl
     its 30 000² Gram, 6.7 GiB, was refused): equal inputs have equal tangent features, so K on
     the distinct ones and Φ repeated row by row are every row's features (the solvers merge the
     copies again: engine/limits/rows.py); None where the inputs are not few or Φ does not fit."""
-    _, group = torch.unique(tr.z, dim=0, return_inverse=True)
-    count = int(group.max()) + 1 if len(group) else 0
+    keep, group = _distinct(tr.z)
+    count = len(keep)
     if count > min(DIRECT_WIDTH, WORTH * tr.n) or (tr.n + te.n) * count * 8 > DENSE_BYTES:
         return None
-    keep = torch.full((count,), tr.n).scatter_reduce(0, group, torch.arange(tr.n), "amin")
     distinct = tr.rows(keep)
-    train, test = kernel_embedding(TangentDense(distinct).gram(), distinct.gram_blocked(te))
+    t_keep, t_group = _distinct(te.z)  # test inputs drawn from the same finite set repeat too
+    k_test = (distinct.gram_blocked(te.rows(t_keep))[t_group] if len(t_keep) <= WORTH * te.n
+              else distinct.gram_blocked(te))
+    train, test = kernel_embedding(TangentDense(distinct).gram(), k_test)
     form = f"dual: the tangent kernel on the {count} distinct of {tr.n} training inputs"
     return Problem(Dense(train.x[group]), test, y_tr, y_te, obj, metric, offset,
                    notes={**notes, "form": form})
+
+
+def _distinct(z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(one row index per distinct row of z, each row's index among them)."""
+    _, group = torch.unique(z, dim=0, return_inverse=True)
+    count = int(group.max()) + 1 if len(group) else 0
+    return torch.full((count,), len(z)).scatter_reduce(0, group, torch.arange(len(z)),
+                                                        "amin"), group
 
 
 class TangentDense(Dense):
