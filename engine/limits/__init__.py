@@ -12,6 +12,7 @@ import json
 import time
 
 import torch
+from threadpoolctl import threadpool_limits  # ships with scikit-learn
 
 from ..regression import mse_ratio
 from . import path
@@ -37,7 +38,7 @@ def limit_of(run) -> dict | None:
     if key is not None and key in _CACHE:
         return _CACHE[key]
     t0 = time.perf_counter()
-    with torch.no_grad():
+    with torch.no_grad(), blas_held():
         prob = problem_of(run)
         if prob is None:
             return None
@@ -48,6 +49,16 @@ def limit_of(run) -> dict | None:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = out
     return out
+
+
+def blas_held():
+    """numpy's and scipy's BLAS held to torch's thread count while a limit is solved: scipy
+    ships its own OpenBLAS, which takes every core whatever torch's setting (the bench's
+    one-thread limit figures were two-thread ones for scipy's LAPACK, NNLS and lsq_linear).
+    scipy.linalg is loaded first: a limit applies only to the pools loaded when it is made."""
+    import scipy.linalg  # noqa: F401  here: `import engine.cli` stays free of scipy
+
+    return threadpool_limits(torch.get_num_threads(), user_api="blas")
 
 
 def _solve(prob: Problem) -> dict:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import torch
 
 from . import activeset
+from .cg import cg
 from .ops import DT, Dense
 from .problem import TOL, Objective, check_cancel
 from .rows import distinct
 
 MUS = (1.0, 0.3, 0.1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6, 1e-7)  # widest first
 NEWTON_STEPS = 60  # per smoothing stage
+CG_REL, CG_CAP = 1e-8, 200  # the matrix-free Newton direction's CG: relative residual, products
 
 
 class _Smoothed:
@@ -60,7 +62,7 @@ class _Smoothed:
                 xs = torch.cat([xs, torch.ones(len(xs), 1, dtype=DT)], 1)
                 gram = None if gram is None else gram + 1.0
             return _dense_solve(xs, k[rows], 2 * lam, g, gram, rows)
-        return _cg(lambda d: self._hv(d, k), g)
+        return cg(lambda d: self._hv(d, k), g, CG_REL, CG_CAP)[0]
 
     def _hv(self, d, k):
         p = self.p
@@ -149,23 +151,6 @@ def _kept(op, intercept: bool) -> Kept | None:
     on λ, y or s), so a path point's first width starts from the last point's last."""
     kept = getattr(op, "_kept", None) if isinstance(op, Dense) else None
     return kept[1] if kept is not None and kept[0] == intercept else None
-
-
-def _cg(apply, b, max_iter: int = 200, rel: float = 1e-8):
-    x, r = torch.zeros_like(b), b.clone()
-    d, rr, stop = r.clone(), float(r @ r), (rel * float(b.norm())) ** 2
-    for _ in range(max_iter):
-        check_cancel()
-        ad = apply(d)
-        step = rr / max(float(d @ ad), 1e-300)
-        x += step * d
-        r -= step * ad
-        new = float(r @ r)
-        if new <= stop:
-            break
-        d = r + (new / rr) * d
-        rr = new
-    return x
 
 
 def gap(op, y, s, obj: Objective, v: torch.Tensor, mu: float) -> tuple[float, float]:

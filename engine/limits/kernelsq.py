@@ -8,8 +8,8 @@ took > 8 min at λ = 1e-6 … 1e-8; here one 8 000² Gram (4 s) and a factorizat
 from __future__ import annotations
 
 import torch
-from threadpoolctl import threadpool_limits  # ships with scikit-learn
 
+from .cg import cg
 from .ops import DT, Dense
 from .problem import TOL, Objective
 from .smooth import DIRECT_P, Centred
@@ -96,8 +96,7 @@ def _factor(k, nshift: float, dtype):
     work = k.numpy().T.astype(dtype, order="F")  # K symmetric: its transpose is column-major
     work.flat[::len(work) + 1] += nshift
     potrf, potrs = lapack.get_lapack_funcs(("potrf", "potrs"), (work,))
-    with _threads():
-        low, info = potrf(work, lower=1, clean=0, overwrite_a=1)
+    low, info = potrf(work, lower=1, clean=0, overwrite_a=1)  # BLAS held by limit_of
     if info != 0:
         return None
 
@@ -106,12 +105,6 @@ def _factor(k, nshift: float, dtype):
         return torch.from_numpy(out).to(DT)
 
     return solve
-
-
-def _threads():
-    """scipy's BLAS held to torch's thread count (its OpenBLAS takes every core by default: the
-    bench's one-thread figures were two-thread ones for these factorizations)."""
-    return threadpool_limits(torch.get_num_threads(), user_api="blas")
 
 
 def _cholesky(k, nshift: float, yc):
@@ -130,30 +123,8 @@ def _mixed(k, nshift: float, yc):
     solve = _factor(k, nshift, "float32")
     if solve is None:
         return None, 0
-    return _pcg(lambda v: k @ v + nshift * v, solve, yc, CG_TOL, CG_CAP)
-
-
-def _pcg(apply, precond, b, tol: float = CG_TOL, cap: int = CG_CAP):
-    """Preconditioned CG on the columns of b at once (each its own step lengths), started at
-    precond(b); (x, products), or (None, cap) where the relative residual is not below tol
-    within cap products."""
-    x = precond(b)
-    r = b - apply(x)
-    z = precond(r)
-    d, rz, floor = z.clone(), (r * z).sum(0), tol * b.norm(dim=0)
-    for step in range(cap + 1):
-        if bool((r.norm(dim=0) <= floor).all()):
-            return x, step
-        if step == cap:
-            break
-        q = apply(d)
-        step = rz / (d * q).sum(0)
-        x += step * d
-        r -= step * q
-        z = precond(r)
-        rz, old = (r * z).sum(0), rz
-        d = z + (rz / old) * d
-    return None, cap
+    x, steps, ok = cg(lambda v: k @ v + nshift * v, yc, CG_TOL, CG_CAP, precond=solve)
+    return (x, steps) if ok else (None, CG_CAP)
 
 
 def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
@@ -166,8 +137,7 @@ def min_norm(op, y: torch.Tensor, obj: Objective, shift: float = 0.0) -> dict:
     floor = RANK_TOL * float(k.diagonal().max().clamp_min(1e-300))
     # factored in place (K symmetric: its transpose is column-major), the Gram dropped from the
     # operator: the path's last use of it, and no second n×n beside it (a later use rebuilds it)
-    with _threads():
-        fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
+    fac, piv, rank, _ = dpstrf(k.numpy().T, lower=1, tol=floor, overwrite_a=1)
     op._gram = op._centred_gram = None
     piv = torch.from_numpy(piv.astype("int64") - 1)
     low = torch.from_numpy(fac).tril_()[:, :rank]
@@ -184,10 +154,15 @@ def _project(top: torch.Tensor, rest: torch.Tensor, y: torch.Tensor) -> torch.Te
     """L₁'s part g of the projection of y onto range([L₁; L₂]), L₁ r×r lower triangular: with
     C = L₂L₁⁻¹, g = (I + CᵀC)⁻¹(y₁ + Cᵀy₂) by Woodbury (the n − r rows are few); every
     eigenvalue of I + CᵀC is ≥ 1, so this is well conditioned however ill L₁ is."""
+    from scipy.linalg import solve_triangular  # here: `import engine.cli` stays free of scipy
+
     r = len(top)
-    ct = torch.linalg.solve_triangular(top.T, rest.T, upper=True)  # Cᵀ, r × (n − r)
+    if len(rest) == 0:  # K of full rank: y lies in its range
+        return y[:r]
+    # Cᵀ = L₁⁻ᵀL₂ᵀ, r × (n − r), by LAPACK on the column-major factor as it lies (torch's solve
+    # took 3.1 s on gfl-multi-index's 7 530² factor, LAPACK's trtrs here 1.5× faster)
+    ct = torch.from_numpy(solve_triangular(top.numpy(), rest.numpy().T, trans="T", lower=True,
+                                           check_finite=False))
     h = y[:r] + ct @ y[r:]
-    if ct.shape[1] == 0:
-        return h
     small = torch.eye(ct.shape[1], dtype=DT) + ct.T @ ct
     return h - ct @ torch.linalg.solve(small, ct.T @ h)

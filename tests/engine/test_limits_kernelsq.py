@@ -11,6 +11,7 @@ import torch
 
 from engine.compare import Comparison
 from engine.limits import kernelsq, limit_of, sources
+from engine.limits.cg import cg
 from engine.limits.ops import Dense
 from engine.limits.path import PATH
 from engine.limits.problem import TOL, Objective
@@ -152,9 +153,9 @@ def test_pcg_preconditioned_by_a_rough_factor_reaches_the_float64_solve():
     a = m @ m.T + 1e-1 * torch.eye(80, dtype=torch.float64)
     b = torch.randn(80, 3, generator=gen, dtype=torch.float64)
     low = torch.linalg.cholesky(a.float())
-    x, steps = kernelsq._pcg(lambda v: a @ v,
-                             lambda r: torch.cholesky_solve(r.float(), low).double(), b)
-    assert 0 < steps <= kernelsq.CG_CAP
+    x, steps, ok = cg(lambda v: a @ v, b, kernelsq.CG_TOL, kernelsq.CG_CAP,
+                      precond=lambda r: torch.cholesky_solve(r.float(), low).double())
+    assert ok and 0 < steps <= kernelsq.CG_CAP
     np.testing.assert_allclose(x.numpy(), np.linalg.solve(a.numpy(), b.numpy()), rtol=1e-8)
 
 
