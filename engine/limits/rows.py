@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import torch
 
-from .ops import DT, Dense
+from .ops import DENSE_BYTES, DT, Dense, TangentDense, kernel_embedding
+from .problem import Problem
 
 WORTH = 0.5  # merged only where at most this fraction of the rows is distinct
 BLOCK = 4096  # rows compared at a time (the check makes no n×p copy)
+EMBED = 6000  # distinct inputs whose Gram is embedded, at most (sources.DIRECT_WIDTH's bound)
 
 
 class Distinct:
@@ -87,3 +89,32 @@ def _firsts(group: torch.Tensor, groups: int) -> torch.Tensor:
     """The first row of each group."""
     n = len(group)
     return torch.full((groups,), n).scatter_reduce(0, group, torch.arange(n), "amin")
+
+
+def on_distinct_inputs(tr, te, problem: tuple) -> Problem | None:
+    """The n×n Gram's embedding on the distinct training inputs, where a sample drawn from a
+    finite set repeats them (gfl-uniform-parity: 30 000 rows, 2 048 distinct points of {±1}¹¹;
+    its 30 000² Gram, 6.7 GiB, was refused): equal inputs have equal tangent features, so K on
+    the distinct ones and Φ repeated row by row are every row's features (the solvers merge the
+    copies again: `distinct`); problem: the Problem's other fields (y_tr, y_te, objective, metric,
+    offset, notes); None where the inputs are not few or Φ does not fit."""
+    keep, group = _distinct(tr.z)
+    count = len(keep)
+    if count > min(EMBED, WORTH * tr.n) or (tr.n + te.n) * count * 8 > DENSE_BYTES:
+        return None
+    distinct = tr.rows(keep)
+    t_keep, t_group = _distinct(te.z)  # test inputs drawn from the same finite set repeat too
+    k_test = (distinct.gram_blocked(te.rows(t_keep))[t_group] if len(t_keep) <= WORTH * te.n
+              else distinct.gram_blocked(te))
+    train, test = kernel_embedding(TangentDense(distinct).gram(), k_test)
+    form = f"dual: the tangent kernel on the {count} distinct of {tr.n} training inputs"
+    *fields, notes = problem
+    return Problem(Dense(train.x[group]), test, *fields, notes={**notes, "form": form})
+
+
+def _distinct(z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(one row index per distinct row of z, each row's index among them)."""
+    _, group = torch.unique(z, dim=0, return_inverse=True)
+    count = int(group.max()) + 1 if len(group) else 0
+    return torch.full((count,), len(z)).scatter_reduce(0, group, torch.arange(len(z)),
+                                                        "amin"), group

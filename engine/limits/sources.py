@@ -13,10 +13,9 @@ from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
 from ..procedures.resnet3.probes import fit_numbers
-from . import kernelsq
+from . import kernelsq, rows
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Gram, Tangent, TangentDense, kernel_embedding
 from .problem import Objective, Problem, Refusal
-from .rows import WORTH
 from .svm import GRAM_BYTES
 
 # every limit is solved on the CPU in float64 (the solvers make their own vectors there): a
@@ -157,7 +156,7 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
         # gfl-multi-index's NTK: the closed-form Gram in kernel form (engine/limits/kernelsq.py)
         return Problem(TangentDense(tr), te, y_tr, y_te, obj, metric, offset,
                        notes={**notes, "form": "kernel form: the n×n tangent Gram, w = Xᵀβ"})
-    repeated = _on_distinct_inputs(tr, te, y_tr, y_te, obj, metric, offset, notes)
+    repeated = rows.on_distinct_inputs(tr, te, (y_tr, y_te, obj, metric, offset, notes))
     if repeated is not None:
         return repeated
     if _libsvm_gram(obj, n, te.n):  # dm-sparse-parity, n = 10 000: 5 s, matrix-free 849 s
@@ -177,34 +176,6 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
                        f"(guard {DENSE_BYTES / 2**20:.0f} MiB)")
     return Problem(tr, te, y_tr, y_te, obj, metric, offset,
                    notes={**notes, "form": "matrix-free J v, Jᵀ u"})
-
-
-def _on_distinct_inputs(tr, te, y_tr, y_te, obj, metric, offset, notes) -> Problem | None:
-    """The n×n Gram's embedding on the distinct training inputs, where a sample drawn from a
-    finite set repeats them (gfl-uniform-parity: 30 000 rows, 2 048 distinct points of {±1}¹¹;
-    its 30 000² Gram, 6.7 GiB, was refused): equal inputs have equal tangent features, so K on
-    the distinct ones and Φ repeated row by row are every row's features (the solvers merge the
-    copies again: engine/limits/rows.py); None where the inputs are not few or Φ does not fit."""
-    keep, group = _distinct(tr.z)
-    count = len(keep)
-    if count > min(DIRECT_WIDTH, WORTH * tr.n) or (tr.n + te.n) * count * 8 > DENSE_BYTES:
-        return None
-    distinct = tr.rows(keep)
-    t_keep, t_group = _distinct(te.z)  # test inputs drawn from the same finite set repeat too
-    k_test = (distinct.gram_blocked(te.rows(t_keep))[t_group] if len(t_keep) <= WORTH * te.n
-              else distinct.gram_blocked(te))
-    train, test = kernel_embedding(TangentDense(distinct).gram(), k_test)
-    form = f"dual: the tangent kernel on the {count} distinct of {tr.n} training inputs"
-    return Problem(Dense(train.x[group]), test, y_tr, y_te, obj, metric, offset,
-                   notes={**notes, "form": form})
-
-
-def _distinct(z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(one row index per distinct row of z, each row's index among them)."""
-    _, group = torch.unique(z, dim=0, return_inverse=True)
-    count = int(group.max()) + 1 if len(group) else 0
-    return torch.full((count,), len(z)).scatter_reduce(0, group, torch.arange(len(z)),
-                                                        "amin"), group
 
 
 def _libsvm_gram(obj: Objective, n: int, n_test: int) -> bool:

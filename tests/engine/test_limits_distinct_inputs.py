@@ -1,5 +1,5 @@
 """A tangent kernel on repeated training inputs is formed on the distinct ones (engine/limits/
-sources._on_distinct_inputs): gfl-uniform-parity's 30 000² Gram was refused; its 2 048 distinct
+rows.on_distinct_inputs): gfl-uniform-parity's 30 000² Gram was refused; its 2 048 distinct
 inputs give the same features, so the NTK limit is computed, not refused."""
 
 from __future__ import annotations
