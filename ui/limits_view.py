@@ -106,11 +106,14 @@ def label_shifts(fig: go.Figure, ys: list[float]) -> list[float]:
     return shifts
 
 
+STAR_STEP = 1.8  # the λ → 0 stars' spacing on the path plot's log axis, one method to the next
+
+
 def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:
     """Test value against the ridge λ (log axis, 1e-2 … 1e-8) per method whose limit is λ → 0,
     the chosen limit marked at the path's small end; None when no limit has a path."""
     labels = LABELS if labels is None else labels
-    fig = go.Figure()
+    fig, stars = go.Figure(), 0
     for method, lim in limits.items():
         path, got = lim.get("path"), value(lim)
         if not path or got is None:
@@ -125,8 +128,11 @@ def path_figure(limits: dict, labels: dict | None = None) -> go.Figure | None:
             line={"color": color}, name=f"{label}: ridge path", legendgroup=method,
             hovertemplate=f"{label} λ = %{{x:.0e}}: %{{y:.4g}}<extra></extra>"))
         end = min(p["ridge"] for p in pts) if pts else 1e-8
+        stars += 1  # each method's star a step further right: equal limits (gfl-uniform-parity's
+        # NTK and One Step, both 100 %) would hide one behind the other
         fig.add_trace(go.Scatter(
-            x=[end / 3], y=[scale * got[1]], mode="markers", legendgroup=method,
+            x=[end / (3 * STAR_STEP ** (stars - 1))], y=[scale * got[1]], mode="markers",
+            legendgroup=method,
             marker={"color": color, "symbol": "star", "size": 14},
             name=f"{label}: {lim.get('limit_kind', 'limit')}",
             hovertemplate=f"{label} limit: %{{y:.4g}}<extra></extra>"))

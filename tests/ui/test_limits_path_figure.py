@@ -25,6 +25,15 @@ def test_path_figure_draws_the_path_and_marks_the_limit():
     assert path_figure({"rf": {"test_acc": 0.65}}) is None
 
 
+def test_equal_limits_get_stars_apart_on_the_path_plot():
+    # gfl-uniform-parity: the NTK's and One Step's λ → 0 limits are both 100 %
+    fig = path_figure({"ntk": NTK, "one_step": {**NTK, "limit_kind": "λ → 0: max-margin"}})
+    stars = [t for t in fig.data if t.marker.symbol == "star"]
+    assert len(stars) == 2 and stars[0].y[0] == stars[1].y[0]
+    assert stars[0].x[0] / stars[1].x[0] >= 1.5  # apart on the log axis, both right of 1e-8
+    assert max(t.x[0] for t in stars) < 1e-8
+
+
 def test_limit_labels_sit_outside_the_plot_area():
     fig = add_lines(go.Figure(go.Scatter(x=[0, 10], y=[0.5, 0.9])), {"ntk": NTK}, 10)
     dashed = [t for t in fig.data if t.meta == "converged limit"]
