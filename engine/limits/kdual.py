@@ -15,6 +15,7 @@ import math
 
 import torch
 
+from . import svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Objective, check_cancel
 
@@ -61,7 +62,7 @@ def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None
     """(w, α, its own gap) of the hinge at obj.lam; start: a dual α to begin from (the path's
     previous point), else every row at its upper bound."""
     y = y.to(DT)
-    q, box = gram(op) * (y[:, None] * y[None, :]), _box(y, obj)
+    q, box = gram(op) * (y[:, None] * y[None, :]), svm._box(y, obj)
     alpha = box.clone() if start is None else start.clamp(min=torch.zeros_like(box), max=box)
     got = _projected_newton(q, box, 2 * obj.lam, alpha, obj.lam)
     if got is None:
@@ -92,11 +93,6 @@ def hard(op, y: torch.Tensor, start: torch.Tensor) -> dict | None:
         return None
     return {"separable": True, "w": weights(op, alpha * y), "alpha": alpha,
             "min_margin": margin, "iterations": steps}
-
-
-def _box(y: torch.Tensor, obj: Objective) -> torch.Tensor:
-    s = obj.weights(y)
-    return (torch.ones_like(y) if s is None else s) / len(y)
 
 
 def _projected_newton(q, box, scale: float, alpha, lam, limit: float = math.inf):

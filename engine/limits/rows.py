@@ -114,7 +114,5 @@ def on_distinct_inputs(tr, te, problem: tuple) -> Problem | None:
 
 def _distinct(z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(one row index per distinct row of z, each row's index among them)."""
-    _, group = torch.unique(z, dim=0, return_inverse=True)
-    count = int(group.max()) + 1 if len(group) else 0
-    return torch.full((count,), len(z)).scatter_reduce(0, group, torch.arange(len(z)),
-                                                        "amin"), group
+    group, count = _groups(z)
+    return _firsts(group, len(count)), group
