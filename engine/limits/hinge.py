@@ -231,5 +231,5 @@ def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
     form = "formed Hessian" if isinstance(op, Dense) else "Newton-CG (matrix-free)"
     return {"w": v[:op.p], "c": v[op.p] if obj.intercept else None, "certificate": cert,
             "certificate_kind": "relative duality gap", "iterations": iters,
-            "converged": cert <= TOL, "objective_value": value,
+            "converged": cert <= TOL, "objective_value": value, "mu": mu_used,
             "detail": f"Newton on the smoothed hinge ({form}), last μ = {mu_used:g}{finished}"}

@@ -28,9 +28,9 @@ LP_CELLS = 2e7  # the separability LP is built on at most n·p explicit cells
 NARROW = 20  # own decay on explicit features with n ≥ NARROW·(p + 1): the primal Newton first
 
 
-def solve_at(prob: Problem, lam: float, start=None) -> dict:
-    """The readout at ridge lam by the well-kept solver where it fits, certified (start: the
-    previous path point's w, read by the logistic Newton only)."""
+def solve_at(prob: Problem, lam: float, last: dict | None = None) -> dict:
+    """The readout at ridge lam by the well-kept solver where it fits, certified (last: the
+    previous path point's answer, the start of the logistic and the hinge Newton)."""
     obj = replace(prob.objective, lam=lam)
     if obj.loss == "hinge":
         res = newton = None
@@ -50,14 +50,14 @@ def solve_at(prob: Problem, lam: float, start=None) -> dict:
             return res
         if res is None or not res["converged"]:  # beyond libsvm, or not certified by it
             # the Newton's answer, solved once: the p ≪ n attempt's where it was made
-            own = newton or _certified(prob, obj, _newton(prob, obj))
+            own = newton or _certified(prob, obj, _newton(prob, obj, last))
             own["detail"] += (" (no intercept: libsvm's mirrored form is slower)"
                               if not obj.intercept else " (libsvm's answer: gap "
                               f"{res['certificate']:.0e})" if res else " (Gram > 1 GiB)")
             res = own if res is None or own["certificate"] < res["certificate"] else res
         return res
     if obj.loss == "logistic" and logistic.fits(prob.train, obj):
-        return logistic.solve(prob.train, prob.y_train, obj, start)
+        return logistic.solve(prob.train, prob.y_train, obj, last and last["w"])
     if kernelsq.applies(prob.train, obj):  # n < p: (K + nλI) β = y, w = Xᵀβ
         return kernelsq.ridge(prob.train, prob.y_train, obj)
     return (smooth.ridge if obj.loss == "squared" else smooth.logistic)(
@@ -72,16 +72,37 @@ def _primal_first(prob: Problem, obj) -> bool:
             and obj.lam == prob.objective.lam and NARROW * (prob.train.p + 1) <= prob.train.n)
 
 
-def _newton(prob: Problem, obj) -> dict:
+def _newton(prob: Problem, obj, last: dict | None = None) -> dict:
     """The engine's hinge Newton; at the run's own decay started from the run's readout at the
-    narrow widths (WARM_MUS: paper-parity's Two Step 124 → 40 s, same answer), cold again if
-    that does not certify."""
+    narrow widths (WARM_MUS: paper-parity's Two Step 124 → 40 s, same answer); on the λ → 0
+    path from the last point's answer at the width that point ended on (theory-parity's RF,
+    One and Two Step 30 → 14 s; gfl-xor's NTK ends at μ = 0.3, whose narrow widths alone
+    stalled); cold again if that does not certify."""
     if _own_start(prob, obj):
-        res = hinge.solve(prob.train, prob.y_train, obj, start=prob.start, mus=WARM_MUS)
+        warm, mus, said = prob.start, WARM_MUS, "the run's own readout"
+    else:
+        warm, mus, said = _flat(last), _widths_after(last), "the last path point's answer"
+    if warm is not None:
+        res = hinge.solve(prob.train, prob.y_train, obj, start=warm, mus=mus)
         if res["converged"]:
-            res["detail"] += ", started from the run's own readout"
+            res["detail"] += f", started from {said}"
             return res
     return hinge.solve(prob.train, prob.y_train, obj)
+
+
+def _flat(res: dict | None):
+    """A hinge answer as a flat (w, [c]) start (None without one, or not the Newton's kind)."""
+    if res is None or res.get("mu") is None:
+        return None
+    c = res.get("c")
+    return res["w"] if c is None else torch.cat([res["w"], torch.as_tensor(c, dtype=DT).reshape(1)])
+
+
+def _widths_after(res: dict | None) -> tuple:
+    """The smoothing widths from the one res ended on, or from WARM_MUS's first where that is
+    wider (theory-parity's Two Step at 1e-8 from 1e-6's μ = 1e-3: 152 steps, from 1e-2: 47)."""
+    mu = max(res.get("mu") or 0.0, WARM_MUS[0]) if res else WARM_MUS[0]
+    return hinge.MUS[hinge.MUS.index(mu):] if mu in hinge.MUS else WARM_MUS
 
 
 def _own_start(prob: Problem, obj) -> bool:
@@ -128,7 +149,7 @@ def to_zero(prob: Problem, score) -> dict:
     if loss == "logistic":
         path = []
         for lam in PATH:  # each point warm-starts the next (the logistic Newton)
-            last = solve_at(prob, lam, None if last is None else last["w"])
+            last = solve_at(prob, lam, last)
             path.append(_point(lam, last, score))
     hinge_prob = replace(prob, objective=replace(prob.objective, loss="hinge"))
     margin, hinge_path, separable = _max_margin(hinge_prob, score, last and last["w"])
@@ -215,7 +236,7 @@ def _path_point(prob: Problem, lam: float, last: dict | None) -> dict:
             got = _certified(prob, obj, got)
             if got["converged"]:
                 return got
-    return solve_at(prob, lam)
+    return solve_at(prob, lam, last)
 
 
 def _hard_near(prob: Problem, w: torch.Tensor) -> dict | None:
@@ -238,18 +259,28 @@ def _from_hard(prob: Problem, hard: dict, score, path: list, last: dict | None =
     path's end; separable, the hard-margin w, which is every point with λ ≤ λ_max."""
     done = {point["ridge"] for point in path}
     if not hard["separable"]:
-        ends = {lam: {**solve_at(prob, lam), "ridge": lam} for lam in PATH if lam not in done}
+        ends = _chain(prob, [lam for lam in PATH if lam not in done], last)
         path = path + [_point(lam, res, score) for lam, res in ends.items()]
         return ends.get(PATH[-1], last), path, False
     top = hard["lam_max"] = hardmargin.lam_max(hard["alpha"], svm._box(
         prob.y_train.to(DT), prob.objective))
     below = [lam for lam in PATH if lam <= top and lam not in done]
     res = _hard_result(prob, hard, below[0] if below else top)
-    path = path + [_point(lam, solve_at(prob, lam), score) for lam in PATH
-                   if lam > top and lam not in done]
+    ends = _chain(prob, [lam for lam in PATH if lam > top and lam not in done], last)
+    path = path + [_point(lam, got, score) for lam, got in ends.items()]
     path += [_point(lam, {**res, **_hard_result(prob, hard, lam, cert_only=True)}, score)
              | ({"same_as": below[0]} if lam != below[0] else {}) for lam in below]
     return res, path, True
+
+
+def _chain(prob: Problem, lams: list, last: dict | None) -> dict:
+    """The path points lams, in order, each started from the one before (the first from last):
+    a point's answer is near the next one's (theory-parity's RF: the same 26 000 rows inside
+    the margin at 1e-4, 1e-6 and 1e-8)."""
+    ends = {}
+    for lam in lams:
+        last = ends[lam] = {**solve_at(prob, lam, last), "ridge": lam}
+    return ends
 
 
 def _hard_result(prob: Problem, hard: dict, lam: float, cert_only: bool = False) -> dict:
