@@ -199,9 +199,11 @@ def _stage(sm: _Smoothed, v: torch.Tensor, budget: int) -> tuple[torch.Tensor, i
 
 
 def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
-          mus=MUS) -> dict:
+          mus=MUS, stall: bool = False) -> dict:
     """Weights, certificate (relative duality gap), Newton steps, and whether it reached TOL;
-    start: a flat (w, [c]) to begin from (then mus: the narrower widths only)."""
+    start: a flat (w, [c]) to begin from (then mus: the narrower widths only); stall: give up,
+    uncertified, at the first width whose Newton uses all its NEWTON_STEPS (a warm start too
+    far from the answer for the narrow widths: the caller then starts cold)."""
     y = y.to(DT)
     s = obj.weights(y)
     s = torch.ones_like(y) if s is None else s
@@ -221,7 +223,7 @@ def solve(op, y: torch.Tensor, obj: Objective, max_iter: int = 400, start=None,
         got = finish.attempt(v, mu) if finish and cert > TOL and mu <= activeset.START_MU else None
         if got is not None:  # the active-set finish certified: its exact point replaces v
             (v, value, cert), finished = got, ", finished by the active-set solve"
-        if cert <= TOL or iters >= max_iter:
+        if cert <= TOL or iters >= max_iter or (stall and used >= NEWTON_STEPS):
             break
     if kept is not None:  # the next path point's widths start from it
         work[0]._kept = (obj.intercept, kept)

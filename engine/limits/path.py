@@ -83,7 +83,7 @@ def _newton(prob: Problem, obj, last: dict | None = None) -> dict:
     else:
         warm, mus, said = _flat(last), _widths_after(last), "the last path point's answer"
     if warm is not None:
-        res = hinge.solve(prob.train, prob.y_train, obj, start=warm, mus=mus)
+        res = hinge.solve(prob.train, prob.y_train, obj, start=warm, mus=mus, stall=True)
         if res["converged"]:
             res["detail"] += f", started from {said}"
             return res

@@ -171,3 +171,15 @@ def test_path_points_start_from_the_last_point_answer():
 
 def _acc(x, y, w) -> float:
     return float(((x @ w) * y > 0).double().mean())
+
+
+def test_a_warm_start_far_from_the_answer_gives_up_at_its_first_stalled_width():
+    """stall=True (the path's warm starts): a start far from the answer at the narrow widths
+    stops, uncertified, after one width's NEWTON_STEPS — the caller starts cold (old: up to
+    max_iter steps: gfl-parity-blocks' RF at 1e-4 spent 400 before its cold solve)."""
+    x, y = _noisy(3000, 20, seed=4)
+    far = 1e3 * torch.randn(20, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    obj, narrow = Objective("hinge", 1e-6, tie_break=True), hinge.MUS[hinge.MUS.index(1e-4):]
+    gave_up = hinge.solve(Dense(x), y, obj, start=far, mus=narrow, stall=True)
+    assert not gave_up["converged"] and gave_up["iterations"] == hinge.NEWTON_STEPS
+    assert hinge.solve(Dense(x), y, obj, start=far, mus=narrow)["iterations"] > hinge.NEWTON_STEPS
