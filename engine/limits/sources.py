@@ -13,7 +13,7 @@ from ..config import SPECS
 from ..method_table import BY_NAME
 from ..network import _twins, activation, frozen_units
 from ..procedures.resnet3.probes import fit_numbers
-from . import kernelsq, rows
+from . import kernelsq, lowrank, rows
 from .ops import DENSE_BYTES, DT, Dense, FuncLinear, Gram, Tangent, TangentDense, kernel_embedding
 from .problem import Objective, Problem, Refusal
 from .svm import GRAM_BYTES
@@ -148,6 +148,11 @@ def _tangent_problem(ops, y_tr, y_te, obj, metric="acc", offset=None) -> Problem
         dense = [TangentDense(tr), te]  # the test rows are only applied (X_t w)
         return Problem(*dense, y_tr, y_te, obj, metric, offset, notes={**notes, "form": "primal"})
     if n <= DIRECT_WIDTH and (n + te.n) * n * 8 <= DENSE_BYTES:
+        small = lowrank.embedding(tr, te)  # a kernel of small rank: r columns, no n×n Gram
+        if small is not None:
+            return Problem(*small, y_tr, y_te, obj, metric, offset, notes={
+                **notes, "form": f"dual: the tangent kernel of rank {small[0].p}, "
+                                 "pivoted Cholesky by columns"})
         # the train Gram symmetric: the blocks on and above the diagonal (half the work)
         train, test = kernel_embedding(TangentDense(tr).gram(), tr.gram(te))
         return Problem(train, test, y_tr, y_te, obj, metric, offset,
