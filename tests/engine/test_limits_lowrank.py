@@ -54,3 +54,10 @@ def test_gfl_linear_ntk_limit_by_the_low_rank_embedding_equals_the_gram_route(mo
     gram = _solve(prob)
     assert small["test_acc"] == gram["test_acc"] and small["limit_kind"] == gram["limit_kind"]
     assert [p["test_acc"] for p in small["path"]] == [p["test_acc"] for p in gram["path"]]
+
+
+def test_full_rank_is_seen_on_a_spread_block_before_any_column():
+    full = _tangent(400, 40, 10, seed=2)
+    floor = lowrank.FLOOR * float(lowrank.diagonal(full).max())
+    assert lowrank._rank_passes(full, lowrank.MOST, floor)
+    assert not lowrank._rank_passes(_tangent(400, 3, 4, seed=0), lowrank.MOST, floor)
