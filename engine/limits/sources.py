@@ -227,7 +227,7 @@ def _gfl(run) -> Problem | Refusal | None:
             offset = tuple((rho + x @ beta).to(CPU, DT) for x in xs)
     if run.method == "ntk":
         n0 = lrn.net0
-        ops = [Tangent(*_gfl_parts(n0, x), x, bias=False) for x in xs]
+        ops = [_gfl_tangent(n0, x) for x in xs]
         return _tangent_problem(ops, y_tr, y_te, obj, metric, offset)
     net = lrn.net
     w, b = net.w.to(CPU, DT), net.b.to(CPU, DT)
@@ -235,6 +235,17 @@ def _gfl(run) -> Problem | Refusal | None:
     return Problem(Dense(feats[0]), Dense(feats[1]), y_tr, y_te, obj, metric, offset,
                    notes={"form": "primal on the feature matrix", "n": len(y_tr),
                           "p": feats[0].shape[1]})
+
+
+def _gfl_tangent(net, x) -> Tangent:
+    """The tangent operator at θ₀ of the sample x: where x repeats a few points (a finite input
+    set: gfl-uniform-parity's 30 000 rows are 2 048 points), its parts made on those points and
+    repeated — the same rows, 0.7 → 0.05 s per split there."""
+    keep, group = rows._distinct(x)
+    if len(keep) > rows.WORTH * len(x):
+        return Tangent(*_gfl_parts(net, x), x, bias=False)
+    act, slope = _gfl_parts(net, x[keep])
+    return Tangent(act[group], slope[group], x, bias=False)
 
 
 def _gfl_parts(net, x):

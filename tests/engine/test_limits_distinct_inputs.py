@@ -61,3 +61,28 @@ def test_inputs_mostly_distinct_are_not_merged(monkeypatch):
     monkeypatch.setattr(sources, "MATRIX_FREE_NP", 1.0)
     got = sources._tangent_problem(ops, y_tr, y_te, Objective("hinge", 0.0, tie_break=True))
     assert isinstance(got, Refusal)
+
+
+def test_parts_on_the_distinct_inputs_and_the_grouping_handed_over():
+    """The GFL tangent made on a sample's distinct points and repeated equals the one made on
+    every row; the Dense built on repeated inputs carries its (x, y) groups, equal to those a
+    projection of its rows finds (rows._find)."""
+    from engine.limits import rows
+    from engine.limits.ops import Dense
+
+    gen = torch.Generator().manual_seed(3)
+    points = torch.randint(0, 2, (16, 4), generator=gen).float() * 2 - 1
+    x = points[torch.randint(0, 16, (500,), generator=gen)]
+    weights = {"w": torch.randn(12, 4, generator=gen), "b": torch.randn(12, generator=gen),
+               "a": torch.randn(12, generator=gen)}
+    net = type("Net", (), weights)()  # the three tensors _gfl_parts reads off a GFL network
+    got, full = sources._gfl_tangent(net, x), Tangent(*sources._gfl_parts(net, x), x, bias=False)
+    assert torch.equal(got.act, full.act) and torch.equal(got.slope, full.slope)
+    keep, group = rows._distinct(x)
+    y = torch.where(x[:, 0] * x[:, 1] > 0, 1.0, -1.0).double()
+    phi = torch.randn(len(keep), 7, generator=gen, dtype=torch.float64)
+    op = Dense(phi[group])
+    rows._hand_over(op, y, group)
+    handed, found = op._distinct[1], rows._find(Dense(phi[group]), y)
+    assert torch.equal(handed.first, found.first) and torch.equal(handed.group, found.group)
+    assert torch.equal(handed.count, found.count)
