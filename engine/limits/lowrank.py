@@ -1,6 +1,6 @@
 """A tangent kernel of small rank embedded without its n×n Gram: the pivoted Cholesky taken a
 column at a time (each column K[:, j] by the closed form), stopped where the largest remaining
-diagonal falls below the same floor as kernel_embedding's (1e-12 of K's largest diagonal). Its
+diagonal falls below the floor kernel_embedding uses (ops.RANK_FLOOR × K's largest diagonal). Its
 rows Φ (ΦΦᵀ = K, exact for a rank-r K) and test rows Φ_t = K_t[:, P] L_P⁻ᵀ are those of the
 Nyström form, as in ops.kernel_embedding; only r columns of K and of K_t are made. gfl-linear's
 NTK has rank 51 of 4 000: 51 columns (ms) instead of the 4 000² Gram and its pivoted Cholesky
@@ -10,18 +10,11 @@ from __future__ import annotations
 
 import torch
 
-from .ops import DT, Dense, Embedded, Tangent
+from .ops import DT, RANK_FLOOR, Dense, Embedded, Tangent
 
-FLOOR = 1e-12  # kernel_embedding's: pivots below this × the largest diagonal end the rank
 # columns taken before giving up: a column costs three passes over the n × units arrays
 # (≈ 2.8 ms at n = 4 000, 250 units), so a full-rank kernel loses ≈ 0.2 s to the attempt
 MOST = 64
-
-
-def diagonal(t: Tangent) -> torch.Tensor:
-    """K_ii = ‖σ_i‖² + ‖a σ'_i‖² (‖z_i‖² [+ 1]) by the closed form of Tangent.gram."""
-    zz = (t.z * t.z).sum(1) + (1.0 if t.bias else 0.0)
-    return (t.act * t.act).sum(1) + (t.slope * t.slope).sum(1) * zz
 
 
 def embedding(train: Tangent, test: Tangent) -> tuple[Dense, Embedded] | None:
@@ -29,8 +22,8 @@ def embedding(train: Tangent, test: Tangent) -> tuple[Dense, Embedded] | None:
     its rank is larger."""
     n = train.n
     most = min(MOST, n // 4)
-    d = diagonal(train)
-    floor = FLOOR * float(d.max().clamp_min(1e-300))
+    d = train.diagonal()
+    floor = RANK_FLOOR * float(d.max().clamp_min(1e-300))
     if _rank_passes(train, most, floor):
         return None
     low = torch.zeros(n, most, dtype=DT)

@@ -8,7 +8,7 @@ import torch
 
 from engine.compare import Comparison
 from engine.limits import _solve, lowrank, sources
-from engine.limits.ops import Tangent
+from engine.limits.ops import RANK_FLOOR, Tangent
 from engine.presets import preset_config
 
 DT = torch.float64
@@ -33,7 +33,7 @@ def test_low_rank_embedding_keeps_the_kernel_without_forming_it():
     w = torch.randn(phi.p, generator=torch.Generator().manual_seed(1), dtype=DT)
     beta = torch.linalg.lstsq(phi.x.T, w[:, None]).solution[:, 0]  # w = Φᵀβ in the span
     assert torch.allclose(test.mv(w), kt @ beta, atol=1e-8 * float(kt.abs().max()))
-    assert torch.allclose(lowrank.diagonal(tr), k.diagonal())
+    assert torch.allclose(tr.diagonal(), k.diagonal())
 
 
 def test_full_rank_kernel_gives_up():
@@ -58,6 +58,6 @@ def test_gfl_linear_ntk_limit_by_the_low_rank_embedding_equals_the_gram_route(mo
 
 def test_full_rank_is_seen_on_a_spread_block_before_any_column():
     full = _tangent(400, 40, 10, seed=2)
-    floor = lowrank.FLOOR * float(lowrank.diagonal(full).max())
+    floor = RANK_FLOOR * float(full.diagonal().max())
     assert lowrank._rank_passes(full, lowrank.MOST, floor)
     assert not lowrank._rank_passes(_tangent(400, 3, 4, seed=0), lowrank.MOST, floor)
