@@ -33,7 +33,6 @@ def solve(op: Dense, y: torch.Tensor, obj: Objective, start: torch.Tensor | None
     g0 = float(op.rmv(-y / (2 * n)).norm())  # ∇P(0) = −Xᵀy σ(0)/n
     w = torch.zeros(op.p, dtype=DT) if start is None else start.to(DT).clone()
     val, m = _value(op, y, lam, w)
-    all_rows = torch.ones(n, dtype=torch.bool)
     if 2 * op.p > n and n <= GRAM_ROWS:  # Woodbury's n×n system is the cheaper: form the Gram
         op.gram()
     steps, cert = 0, float("inf")
@@ -44,7 +43,7 @@ def solve(op: Dense, y: torch.Tensor, obj: Objective, start: torch.Tensor | None
         if cert <= TOL / 100:
             break
         k = (torch.sigmoid(m) * torch.sigmoid(-m) / n).clamp_min(1e-100)  # reg/k stays finite
-        d = _dense_solve(op.x, k, 2 * lam, g, op._gram, all_rows)
+        d = _dense_solve(op.x, k, 2 * lam, g, op._gram)
         slope, t = float(g @ d), 1.0
         while t > 1e-12:
             cand, (cv, cm) = w - t * d, _value(op, y, lam, w - t * d)

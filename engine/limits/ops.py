@@ -39,7 +39,11 @@ class Dense:
 
     def part(self, rows: torch.Tensor) -> Dense:
         """The operator of the rows R alone (X_R w, X_Rᵀ u at |R|·p, not n·p)."""
-        return Dense(self.x[rows])
+        return Dense(self.take(rows))
+
+    def take(self, rows: torch.Tensor) -> torch.Tensor:
+        """The rows R of X."""
+        return self.x[rows]
 
     def mv(self, w: torch.Tensor) -> torch.Tensor:
         """X w."""

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import dualset, hardmargin, hinge, kdual, kernelsq, logistic, smooth, svm
+from . import dualset, hardmargin, hinge, kdual, kernelsq, logistic, logpath, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -145,14 +145,11 @@ def to_zero(prob: Problem, score) -> dict:
         return {**res, "path": path, "limit_kind": "λ → 0: minimum-norm least squares"}
     # the logistic path's direction as λ → 0 is the hinge's max-margin one: solved as the hinge
     # (the logistic fit at λ = 1e-11 was still 1.5 test points from it on a small fcb-xor)
-    last = None
-    if loss == "logistic":
-        path = []
-        for lam in PATH:  # each point warm-starts the next (the logistic Newton)
-            last = solve_at(prob, lam, last)
-            path.append(_point(lam, last, score))
+    last = hard = None
+    if loss == "logistic":  # each point warm-starts the next (the logistic Newton)
+        path, last, hard = logpath.walk(prob, PATH, solve_at, score)
     hinge_prob = replace(prob, objective=replace(prob.objective, loss="hinge"))
-    margin, hinge_path, separable = _max_margin(hinge_prob, score, last and last["w"])
+    margin, hinge_path, separable = _max_margin(hinge_prob, score, last and last["w"], hard)
     path = path if loss == "logistic" else hinge_path
     if separable:
         return {**margin, "path": path, "separable": True, "limit_kind":
@@ -169,13 +166,14 @@ def _point(lam: float, res: dict, score) -> dict:
             "converged": res["converged"]}
 
 
-def _max_margin(prob: Problem, score, alone) -> tuple[dict | None, list, bool | None]:
+def _max_margin(prob: Problem, score, alone, hard: dict | None = None
+                ) -> tuple[dict | None, list, bool | None]:
     """The hinge's λ → 0 answer; alone (the logistic path's end w, its path drawn apart): the
-    hard-margin NNLS only, started from the rows of least margin under that w, without the
-    hinge's path points, where it applies."""
+    hard-margin SVM only (hard, where the logistic path found it; else the NNLS started from
+    the rows of least margin under that w), without the hinge's path points, where it applies."""
     if alone is not None and hardmargin.fits(prob.train, prob.objective):
-        order = torch.argsort(prob.y_train.to(DT) * prob.train.mv(alone))
-        hard = hardmargin.solve(prob.train, prob.y_train, order)
+        hard = hard or hardmargin.solve(prob.train, prob.y_train, torch.argsort(
+            prob.y_train.to(DT) * prob.train.mv(alone)))
         if hard is not None and not hard["separable"]:
             return None, [], False
         if hard is not None:
@@ -291,8 +289,9 @@ def _hard_result(prob: Problem, hard: dict, lam: float, cert_only: bool = False)
         return out
     return {**out, "w": hard["w"], "c": None, "ridge": lam, "iterations": hard["iterations"],
             "certificate_kind": "relative duality gap (the hard-margin α, scaled by 2λ)",
-            "detail": "hard-margin SVM by least-distance programming (Lawson–Hanson NNLS, "
-                      f"scipy), the hinge optimum for every λ ≤ {hard['lam_max']:.2g}"}
+            "detail": "hard-margin SVM by " + hard.get("method", "least-distance programming "
+                      "(Lawson–Hanson NNLS, scipy)") + f", the hinge optimum for every λ ≤ "
+                      f"{hard['lam_max']:.2g}"}
 
 
 def separable_lp(prob: Problem) -> bool | None:

@@ -22,8 +22,9 @@ class Distinct:
 
     def __init__(self, op: Dense, y: torch.Tensor, first, group, count):
         self.op, self.first, self.group, self.count = op, first, group, count
-        self.x = Dense(op.x[first])
-        self.y = y.to(DT)[first]
+        self.x = Dense(op.take(first))
+        self.y_all = y.to(DT)
+        self.y = self.y_all[first]
 
     def weights(self, s: torch.Tensor) -> torch.Tensor:
         """Per-distinct-row weights whose mean over the distinct rows is the mean of s over all
@@ -114,9 +115,39 @@ def on_distinct_inputs(tr, te, problem: tuple) -> Problem | None:
     train, test = kernel_embedding(TangentDense(distinct).gram(), k_test)
     form = f"dual: the tangent kernel on the {count} distinct of {tr.n} training inputs"
     *fields, notes = problem
-    dense = Dense(train.x[group])
+    dense = Repeated(train, group)
     _hand_over(dense, fields[0], group)
     return Problem(dense, test, *fields, notes={**notes, "form": form})
+
+
+class Repeated(Dense):
+    """The rows of a Dense repeated by an index (row i is base's row index[i]): X w and Xᵀ u
+    through base's rows, the n×p copy built only where a solver asks for all of x
+    (gfl-uniform-parity's NTK: 30 000 × 1 190 rows, 285 MB and ≈ 1 s, from 2 048 distinct)."""
+
+    def __init__(self, base: Dense, index: torch.Tensor):  # not Dense.__init__: x is built late
+        self._base, self._index, self._x, self._gram = base, index, None, None
+        self.n, self.p = len(index), base.p
+
+    @property
+    def x(self) -> torch.Tensor:
+        """The explicit n×p rows, built on first use."""
+        if self._x is None:
+            self._x = self._base.x[self._index]
+        return self._x
+
+    def take(self, rows: torch.Tensor) -> torch.Tensor:
+        """The rows R, from base's."""
+        return self._base.x[self._index[rows]]
+
+    def mv(self, w: torch.Tensor) -> torch.Tensor:
+        """X w: base's products, repeated."""
+        return self._base.mv(w)[self._index]
+
+    def rmv(self, u: torch.Tensor) -> torch.Tensor:
+        """Xᵀ u: u summed over each base row's copies first."""
+        sums = torch.zeros(self._base.n, dtype=DT).index_add_(0, self._index, u.to(DT))
+        return self._base.rmv(sums)
 
 
 def _hand_over(op: Dense, y: torch.Tensor, inputs: torch.Tensor) -> None:

@@ -147,7 +147,7 @@ def _support_dual(op, y, alpha, on, upper, target, intercept) -> torch.Tensor:
 def _rows(op, on) -> torch.Tensor:
     """The support rows of X as a dense |S| × p block (Dense: sliced; else row by row, X eᵢ)."""
     if isinstance(op, Dense):
-        return op.x[on]
+        return op.take(on)
     picks = torch.zeros(op.n, len(on), dtype=DT)
     picks[on, torch.arange(len(on))] = 1.0
     return torch.stack([op.rmv(picks[:, j]) for j in range(len(on))])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.limits import path, sources
+from engine.limits import path, rows, sources
 from engine.limits.ops import Tangent
 from engine.limits.problem import Objective, Refusal
 
@@ -38,12 +38,6 @@ def test_repeated_inputs_give_the_full_kernel_and_the_same_limit(monkeypatch):
     rep = sources._tangent_problem(ops, y_tr, y_te, obj)
     assert not isinstance(rep, Refusal), rep
     assert "32 distinct of 600" in rep.notes["form"]
-    k = sources.TangentDense(ops[0]).gram()
-    phi = rep.train.x
-    assert rep.train.n == 600 and torch.allclose(phi @ phi.T, k, atol=1e-9 * float(k.max()))
-    beta = torch.randn(600, dtype=torch.float64)  # w = Φᵀβ: the test rows see K_t β
-    want = ops[0].gram(ops[1]) @ beta
-    assert torch.allclose(rep.test.mv(phi.T @ beta), want, atol=1e-9 * float(want.abs().max()))
 
     def test_outputs(prob):
         res = path.to_zero(prob, lambda r: {})
@@ -53,6 +47,20 @@ def test_repeated_inputs_give_the_full_kernel_and_the_same_limit(monkeypatch):
     want, got = test_outputs(full), test_outputs(rep)
     assert torch.allclose(got, want, atol=1e-4 * float(want.abs().max()))
     assert torch.equal(torch.sign(got), torch.sign(want))
+    # solved through the 32 distinct rows: the 600 × p copy never built
+    assert isinstance(rep.train, rows.Repeated) and rep.train._x is None
+    u, w = torch.randn(600, dtype=torch.float64), torch.randn(rep.train.p, dtype=torch.float64)
+    some = torch.tensor([5, 0, 599, 5])
+    mv, rmv, take = rep.train.mv(w), rep.train.rmv(u), rep.train.take(some)
+    assert rep.train._x is None
+    phi = rep.train.x
+    assert torch.allclose(mv, phi @ w) and torch.allclose(rmv, phi.T @ u)
+    assert torch.equal(take, phi[some])
+    k = sources.TangentDense(ops[0]).gram()
+    assert rep.train.n == 600 and torch.allclose(phi @ phi.T, k, atol=1e-9 * float(k.max()))
+    beta = torch.randn(600, dtype=torch.float64)  # w = Φᵀβ: the test rows see K_t β
+    want = ops[0].gram(ops[1]) @ beta
+    assert torch.allclose(rep.test.mv(phi.T @ beta), want, atol=1e-9 * float(want.abs().max()))
 
 
 def test_inputs_mostly_distinct_are_not_merged(monkeypatch):
@@ -67,7 +75,6 @@ def test_parts_on_the_distinct_inputs_and_the_grouping_handed_over():
     """The GFL tangent made on a sample's distinct points and repeated equals the one made on
     every row; the Dense built on repeated inputs carries its (x, y) groups, equal to those a
     projection of its rows finds (rows._find)."""
-    from engine.limits import rows
     from engine.limits.ops import Dense
 
     gen = torch.Generator().manual_seed(3)

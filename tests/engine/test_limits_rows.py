@@ -77,3 +77,23 @@ def test_hard_margin_on_distinct_rows_equals_every_row(monkeypatch):
     box = torch.ones(2000, dtype=DT) / 2000
     # the largest λ_max this w allows (old: the NNLS's weight on whichever copies it took)
     assert hardmargin.lam_max(ours["alpha"], box) >= hardmargin.lam_max(theirs["alpha"], box)
+
+
+def test_exact_finish_on_distinct_rows_certified_on_every_row(monkeypatch):
+    """The active-set finish runs on the distinct rows (their free block is not singular, as
+    every row's is where copies share the margin) and its answer is held to the common
+    certificate built from the margins on all 3 000 rows."""
+    from engine.limits import svm
+
+    x, y = _repeated(3000, 30, 100, seed=2, noise=1.0)
+    obj = Objective("hinge", 1e-2, tie_break=True)
+    ours = hinge.solve(Dense(x), y, obj)
+    assert ours["detail"].endswith("finished by the active-set solve, on the 101 distinct of "
+                                   "3000 rows")
+    assert ours["certificate"] <= 1e-9
+    _, cert = svm.certificate(Dense(x), y, obj, ours["w"], None)
+    assert cert <= 1e-9
+    _unmerged(monkeypatch)
+    theirs = hinge.solve(Dense(x), y, obj)
+    assert "finished" not in theirs["detail"] and ours["iterations"] < theirs["iterations"]
+    assert float((ours["w"] - theirs["w"]).norm()) <= 1e-3 * float(theirs["w"].norm())
