@@ -18,8 +18,8 @@ def _parity_tangents(n: int, n_test: int, d: int = 5, units: int = 30, seed: int
     w = torch.randn(units, d, generator=gen, dtype=torch.float64)
     a = torch.randn(units, generator=gen, dtype=torch.float64)
     ops, ys = [], []
-    for rows in (n, n_test):
-        x = torch.randint(0, 2, (rows, d), generator=gen).to(torch.float64) * 2 - 1
+    for size in (n, n_test):
+        x = torch.randint(0, 2, (size, d), generator=gen).to(torch.float64) * 2 - 1
         pre = x @ w.T
         ops.append(Tangent(torch.relu(pre), (pre > 0).to(torch.float64) * a, x, bias=False))
         ys.append(x[:, 0] * x[:, 1])
