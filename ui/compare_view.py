@@ -296,5 +296,5 @@ def _gap(key: str, ta: float, tb: float, la: str, lb: str) -> tuple[str, str]:
     if key == "test_err":
         return (f"{ta - tb:+.3f}",
                 f"test error {ta:.3f} ({la}) vs {tb:.3f} ({lb}); lower is better")
-    return (f"{100 * (ta - tb):+.1f} points",
+    return (limits_view.points(ta - tb),
             f"test accuracy {100 * ta:.1f} % ({la}) vs {100 * tb:.1f} % ({lb})")

@@ -187,7 +187,7 @@ def headline(methods: dict, key: str, labels: dict | None = None) -> tuple[str, 
     if key == "test_mse_ratio":
         return ("Network − best limit", f"{net - lims[best]:+.3f}",
                 f"test MSE / Var(y) {net:.3f} (Network) vs {lims[best]:.3f} ({label})")
-    return ("Network − best limit", f"{100 * (net - lims[best]):+.1f} points",
+    return ("Network − best limit", points(net - lims[best]),
             f"test accuracy {100 * net:.1f} % (Network) vs {100 * lims[best]:.1f} % ({label}), "
             "the best fixed-feature readout trained to convergence")
 
@@ -201,3 +201,12 @@ def order_rows(index: list[str]) -> list[str]:
         ours = row.replace(" · converged limit", " · ours")
         out.insert(out.index(ours) + 1 if ours in out else len(out), row)
     return out + (["Limit certificate"] if "Limit certificate" in index else [])
+
+
+def points(diff: float) -> str:
+    """An accuracy gap (a difference of fractions) in signed points to one decimal, or to two
+    significant digits where one decimal would read 0.0 for a gap that is not zero (gfl-linear's
+    network 99.975 % against a 100 % limit: "-0.025 points", not "-0.0 points"); float32
+    rounding below 0.001 points is no gap ("+0.0", never a signed zero)."""
+    pts = round(100 * diff, 3) + 0.0  # + 0.0: −0.0 becomes 0.0
+    return f"{pts:+.2g} points" if 0 < abs(pts) < 0.05 else f"{pts:+.1f} points"
