@@ -14,8 +14,9 @@ from .ops import DT
 from .problem import Problem
 
 
-def walk(prob: Problem, lams: tuple, solve_at, score) -> tuple[list, dict, dict | None]:
-    """(the path's points, the last answer, the hard-margin SVM where found on the way)."""
+def walk(prob: Problem, lams: tuple, solve_at, point) -> tuple[list, dict, dict | None]:
+    """(the path's points, point(λ, answer) each, the last answer, the hard-margin SVM where
+    found on the way)."""
     path, last, hard = [], None, None
     for lam in lams:
         start = last
@@ -23,8 +24,7 @@ def walk(prob: Problem, lams: tuple, solve_at, score) -> tuple[list, dict, dict 
             hard = hard_from(prob, last["w"], last["ridge"])
             start = {"w": along(prob, last["w"], hard["w"], lam)} if hard else last
         last = {**solve_at(prob, lam, start), "ridge": lam}
-        path.append({"ridge": lam, **score(last), "certificate": last["certificate"],
-                     "converged": last["converged"]})
+        path.append(point(lam, last))
     return path, last, hard
 
 

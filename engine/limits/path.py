@@ -147,7 +147,8 @@ def to_zero(prob: Problem, score) -> dict:
     # (the logistic fit at λ = 1e-11 was still 1.5 test points from it on a small fcb-xor)
     last = hard = None
     if loss == "logistic":  # each point warm-starts the next (the logistic Newton)
-        path, last, hard = logpath.walk(prob, PATH, solve_at, score)
+        path, last, hard = logpath.walk(prob, PATH, solve_at,
+                                        lambda lam, res: _point(lam, res, score))
     hinge_prob = replace(prob, objective=replace(prob.objective, loss="hinge"))
     margin, hinge_path, separable = _max_margin(hinge_prob, score, last and last["w"], hard)
     path = path if loss == "logistic" else hinge_path

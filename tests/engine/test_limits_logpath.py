@@ -59,7 +59,8 @@ def test_fcb_ntk_path_end_started_along_the_max_margin_direction():
     comp = Comparison(cfg, ("ntk",), device="cpu")
     comp.run_all()
     prob = sources.problem_of(comp.runs["ntk"])
-    points, last, hard = logpath.walk(prob, path.PATH, path.solve_at, lambda r: {})
+    points, last, hard = logpath.walk(prob, path.PATH, path.solve_at,
+                                         lambda lam, res: {"ridge": lam})
     assert hard is not None and [p["ridge"] for p in points] == list(path.PATH)
     plain = logistic.solve(prob.train, prob.y_train, replace(prob.objective, lam=path.PATH[-1]),
                            _logistic_path(prob, path.PATH[:-1]))
