@@ -96,8 +96,11 @@ def test_a_small_run_is_always_within_the_share(monkeypatch):
         hub.close()
 
 
-def test_served_batches_count_against_the_hub_and_go_with_their_session():
+def test_served_batches_count_against_the_hub_and_go_with_their_session(monkeypatch):
     hub = make()
+    # the tally alone: where the processes' measured RSS exceeds it, memory_mb is that reading,
+    # which moves by a few KB between two looks (CI: 440.3966 → 440.3976 MB, no batch counted)
+    monkeypatch.setattr(hub.measured, "mb", lambda pool: 0.0)
     try:
         key = hub.subscribe(TINY, "a", want=3)
         hub.subscribe(TINY, "b", want=3)
