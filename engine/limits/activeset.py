@@ -7,6 +7,8 @@ Near the optimum it lands on it in 2–3 solves (gfl-xor's NTK Gram: gap 1e-15 a
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from . import svm
@@ -80,11 +82,13 @@ def _times(q, rows, cols, x):
     return q.times(rows, cols, x) if isinstance(q, _Signed) else q[rows][:, cols] @ x
 
 
-def _active_set(q, box, lam: float, alpha, rank: int) -> torch.Tensor | None:
+def _active_set(q, box, lam: float, alpha, rank: int, steps: int = STEPS,
+                c: float | None = None) -> torch.Tensor | None:
     """The box QP's KKT point reached from alpha, or None (singular system, or no fixed point;
     more free rows than Q's rank ≤ p is singular: gfl-linear's 51 features, 5 s of solves)."""
-    sets, c = None, float(box.mean())  # c weighs the margin slack against α (α ~ 1/n)
-    for _ in range(STEPS):
+    # c weighs the margin slack against α (α ~ 1/n)
+    sets, c = None, float(box.mean()) if c is None else c
+    for _ in range(steps):
         z = alpha + c * (1.0 - q @ alpha / (2 * lam))
         up, zero = z >= box, z <= 0
         if sets is not None and torch.equal(up, sets[0]) and torch.equal(zero, sets[1]):
@@ -94,7 +98,8 @@ def _active_set(q, box, lam: float, alpha, rank: int) -> torch.Tensor | None:
             return None
         new = torch.where(up, box, torch.zeros((), dtype=DT))
         if free.any():
-            rhs = 2 * lam - _times(q, free, up, box[up])
+            rhs = 2 * lam - _times(q, free, up, box[up]) if up.any() else \
+                torch.full((int(free.sum()),), 2 * lam, dtype=DT)  # (no Q[F, U] to gather)
             try:
                 new[free] = torch.linalg.solve(_block(q, free, free), rhs)
             except RuntimeError:  # singular on the free set: leave it to the Newton
@@ -105,24 +110,15 @@ def _active_set(q, box, lam: float, alpha, rank: int) -> torch.Tensor | None:
 
 def hard_margin(q: torch.Tensor, alpha: torch.Tensor, steps: int = HARD_STEPS
                 ) -> torch.Tensor | None:
-    """The hard-margin dual min ½αᵀQα − Σα, α ≥ 0 (Q the n×n signed Gram) by the same
-    active-set steps from alpha (a logistic path point's dual, engine/limits/logpath.py):
-    the free rows' margins set to 1, the rest at 0, until the sets repeat — a fixed point is
-    its KKT point exactly (free: α > 0, margin 1; zero: margin ≥ 1). None where they do not
-    settle, a free block is singular, or its answer is not a KKT point (fcb-xor's NTK, 960
-    support vectors of 2 000: 7 solves from λ = 1e-6, 0.2 s against the NNLS's 1.2 s)."""
-    sets, c = None, float(alpha.mean())  # c weighs the margin slack against α
-    for _ in range(steps):
-        zero = alpha + c * (1.0 - q @ alpha) <= 0
-        if sets is not None and torch.equal(zero, sets):
-            return alpha if _kkt(q, alpha) else None
-        sets, free = zero, (~zero).nonzero().flatten()
-        low, info = torch.linalg.cholesky_ex(q[free][:, free])
-        if int(info) != 0:  # repeated rows: left to the NNLS on the distinct ones
-            return None
-        alpha = torch.zeros_like(alpha)
-        alpha[free] = torch.cholesky_solve(torch.ones(len(free), 1, dtype=DT), low)[:, 0]
-    return None
+    """The hard-margin dual min ½αᵀQα − Σα, α ≥ 0 (Q the n×n signed Gram): the box QP's
+    active-set steps with no upper bound and 2λ = 1, from alpha (a logistic path point's dual,
+    engine/limits/logpath.py) — a fixed point of the sets is its KKT point (free: α > 0,
+    margin 1; zero: margin ≥ 1), checked. None where they do not settle, a free block is
+    singular, or the check fails (fcb-xor's NTK, 960 support vectors of 2 000: 7 solves from
+    λ = 1e-6, 0.2 s against the NNLS's 1.2 s)."""
+    unbounded = torch.full_like(alpha, math.inf)
+    got = _active_set(q, unbounded, 0.5, alpha, len(alpha), steps, float(alpha.mean()))
+    return got if got is not None and _kkt(q, got) else None
 
 
 def _kkt(q: torch.Tensor, alpha: torch.Tensor) -> bool:

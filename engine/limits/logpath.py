@@ -33,7 +33,7 @@ def hard_from(prob: Problem, w: torch.Tensor, lam: float) -> dict | None:
     α_i = σ(−m_i)/(2λn), scaled to margins ≥ 1 where that separates), where the n×n Gram is
     already formed (the logistic Newton's Woodbury solves); None: left to the NNLS."""
     op, y = prob.train, prob.y_train.to(DT)
-    if getattr(op, "_gram", None) is None or not activeset.fits(op, prob.objective):
+    if not activeset.fits(op, prob.objective) or op._gram is None:
         return None
     q = op.gram() * (y[:, None] * y[None, :])
     alpha = torch.sigmoid(-y * op.mv(w)) / (2 * lam * len(y))  # w = Σ α_i y_i x_i
