@@ -178,6 +178,14 @@ PLAYER_STATE = """() => { const r = document.querySelector('.fe-player');
           dataset: {}}).dataset.testScriptState}; }"""
 
 
+PAGE_STATE = """() => { const app = document.querySelector('[data-testid=stApp]');
+  const play = document.querySelector('.fe-player .fe-play');
+  return {script: app ? app.dataset.testScriptState : null,
+          play: play ? (play.disabled ? 'disabled' : 'enabled') : 'absent',
+          captions: [...document.querySelectorAll('[data-testid=stCaptionContainer]')]
+            .map(c => c.textContent).filter(t => t).slice(0, 6)}; }"""
+
+
 async def _counter(page) -> tuple[int, int] | None:
     # the Explore player's label (the browser's own `step t / T`)
     for text in await page.locator(".fe-player .fe-label").all_inner_texts():
@@ -200,10 +208,44 @@ async def _wait_counter(page, pred, timeout_s: float) -> tuple[int, int] | None:
     return now
 
 
+IDLE_WAIT_S = 60.0  # the longest a session waits for the page to be idle before Play
+PLAY_TRIES = 5  # Play pressed again where the player did not start (a click lost in a redraw)
+
+
+def _left(t0: float, timeout_s: float) -> float:
+    return max(1.0, timeout_s - (time.monotonic() - t0))
+
+
+async def _settle(page, timeout_s: float) -> bool:
+    """Wait for the app to finish its script run (under load the first, drawing the data, took
+    minutes); False if it is still running: a page that joined a run others were playing keeps
+    its fragment's timer on while frames or the limits come (the app reports "running" for as
+    long), and its Play works meanwhile, as a student's would."""
+    try:
+        await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                                     timeout=timeout_s * 1000)
+        return True
+    except Exception:  # noqa: BLE001 - Playwright's TimeoutError: press Play all the same
+        return False
+
+
+async def _press_play(page, timeout_s: float) -> None:
+    """Press Play until the player says it plays (data-playing) or its counter moved."""
+    play = page.locator(".fe-player .fe-play")
+    for _ in range(PLAY_TRIES):
+        await play.click(timeout=timeout_s * 1000)
+        for _ in range(25):  # 5 s
+            now = await _counter(page)
+            if await page.locator('.fe-player[data-playing="1"]').count() or (now and now[0]):
+                return
+            await page.wait_for_timeout(200)
+
+
 async def play_session(browser, url: str, index: int, timeout_s: float) -> SessionResult:
     """Open the Explore page at url, press Play, wait for `step T / T`."""
     res, t0 = SessionResult(index), time.monotonic()
     context = await browser.new_context(viewport={"width": 1300, "height": 900})
+    page = None
     try:
         page = await context.new_page()
         await page.goto(url, timeout=timeout_s * 1000)
@@ -211,21 +253,22 @@ async def play_session(browser, url: str, index: int, timeout_s: float) -> Sessi
         if first is None:
             res.error = "the step counter never appeared"
             return res
-        # under load the first script run (drawing the data) can take minutes: click when idle
-        await page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
-                                     timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
+        res.detail["idle_at_play"] = await _settle(page, min(IDLE_WAIT_S, _left(t0, timeout_s)))
         run_id = await page.locator(".fe-player").get_attribute("data-run")
-        play = page.locator(".fe-player .fe-play")
-        await play.click(timeout=max(1.0, timeout_s - (time.monotonic() - t0)) * 1000)
+        await _press_play(page, _left(t0, timeout_s))
         left = timeout_s - (time.monotonic() - t0)
         res.final = await _wait_counter(page, lambda c: c[0] == c[1] > 0, left)
         res.finished = res.final is not None and res.final[0] == res.final[1] > 0
         res.exceptions = await page.locator(EXCEPTION).count()
         if not res.finished and not res.error:
             res.error = f"stopped at {res.final}"
-            res.detail = {"run_at_play": run_id, **await page.evaluate(PLAYER_STATE)}
+            res.detail.update({"run_at_play": run_id, **await page.evaluate(PLAYER_STATE)})
     except Exception as exc:  # noqa: BLE001 - report, do not crash the other sessions
         res.error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        try:  # what the page showed when it gave up (a red load test says what happened)
+            res.detail.update({"at": "error", **await page.evaluate(PAGE_STATE)})
+        except Exception as late:  # noqa: BLE001 - the page itself may be gone
+            res.detail.update({"at": "error", "page": type(late).__name__})
     finally:
         res.seconds = time.monotonic() - t0
         await context.close()
@@ -319,9 +362,12 @@ def run_load(sessions: int = 3, query: dict | None = None, timeout_s: float = 60
         # A thread of its own: under pytest, pytest-playwright's sync API keeps an event loop
         # running in the main thread, and asyncio.run refuses to start inside one.
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            return pool.submit(asyncio.run, coro).result()
+            out = pool.submit(asyncio.run, coro).result()
     finally:
         server.stop()
+    if any(r["error"] for r in out["results"]):  # the server's side of a red load test
+        out["server_log_tail"] = server.log.read_text(errors="replace")[-4000:]
+    return out
 
 
 def main(argv=None) -> int:
@@ -386,9 +432,15 @@ def summary(out: dict) -> str:
              f"{out['after_close']['stored_sessions']} stored; {out['settle_s']:.0f} s later and "
              f"one gc.collect(): "
              f"RSS {out['after_gc']['rss_mb']:.0f} MB, live runs {out['after_gc']['runs']}"]
+    busy = sum(r["detail"].get("idle_at_play") is False for r in out["results"])
+    if busy:
+        lines.append(f"{busy} session(s) pressed Play while the page was still running (its live "
+                     f"fragment ticking after {IDLE_WAIT_S:.0f} s)")
     for r in out["results"]:
         if r["error"]:
             lines.append(f"session {r['index']}: {r['error']} {r.get('detail') or ''}")
+    if out.get("server_log_tail"):
+        lines.append("the server's log, its end:\n" + out["server_log_tail"])
     if out["rapid"]:
         r = out["rapid"]
         lines.append(f"rapid changes: {r['changes']} in {r['seconds']:.1f} s; live runs at most "
