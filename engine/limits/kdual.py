@@ -58,11 +58,14 @@ def weights(op, coef: torch.Tensor) -> torch.Tensor:
     return coef if isinstance(op, Gram) else op.rmv(coef)
 
 
-def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None) -> dict:
+def solve(op, y: torch.Tensor, obj: Objective, start: torch.Tensor | None = None,
+          box: torch.Tensor | None = None) -> dict:
     """(w, α, its own gap) of the hinge at obj.lam; start: a dual α to begin from (the path's
-    previous point), else every row at its upper bound."""
+    previous point), else every row at its upper bound; box: the upper bounds where they are
+    not s_i/n (a sample's distinct rows: each its copies' sum)."""
     y = y.to(DT)
-    q, box = gram(op) * (y[:, None] * y[None, :]), svm._box(y, obj)
+    q = gram(op) * (y[:, None] * y[None, :])
+    box = svm._box(y, obj) if box is None else box
     alpha = box.clone() if start is None else start.clamp(min=torch.zeros_like(box), max=box)
     got = _projected_newton(q, box, 2 * obj.lam, alpha, obj.lam)
     if got is None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import dualset, hardmargin, hinge, kdual, kernelsq, logistic, logpath, smooth, svm
+from . import dualset, hardmargin, hinge, kdual, kernelsq, logistic, logpath, rows, smooth, svm
 from .ops import DT, Dense, Gram
 from .problem import TOL, Problem
 
@@ -91,9 +91,10 @@ def _newton(prob: Problem, obj, last: dict | None = None) -> dict:
 
 
 def _flat(res: dict | None):
-    """A hinge answer as a flat (w, [c]) start (None without one, or not the Newton's kind)."""
-    if res is None or res.get("mu") is None:
-        return None
+    """A hinge answer as a flat (w, [c]) start (None without one, or not the Newton's or the
+    kernel dual's kind)."""
+    if res is None or (res.get("mu") is None and res.get("free") is None):
+        return None  # (a kernel dual's answer, exact, marked by its free rows' count)
     c = res.get("c")
     return res["w"] if c is None else torch.cat([res["w"], torch.as_tensor(c, dtype=DT).reshape(1)])
 
@@ -235,7 +236,29 @@ def _path_point(prob: Problem, lam: float, last: dict | None) -> dict:
             got = _certified(prob, obj, got)
             if got["converged"]:
                 return got
-    return solve_at(prob, lam, last)
+    merged = _merged_dual(prob, obj) if last is None else None
+    return merged or solve_at(prob, lam, last)
+
+
+def _merged_dual(prob: Problem, obj) -> dict | None:
+    """The path's first point by the kernel dual on the sample's distinct rows, where they fit
+    it and the whole sample does not (gfl-uniform-parity's 30 000 rows, 2 048 distinct: the NTK
+    1.0 → 0.5 s, RF 1.0 → 0.7 s, One Step 0.5 → 0.3 s and exact where the Newton stopped at a
+    gap of 9e-5), certified on every row; None where it does not apply or certify."""
+    op, y = prob.train, prob.y_train
+    if kdual.fits(op, obj) or obj.lam < EARLY or obj.loss != "hinge":
+        return None
+    merged = rows.distinct(op, y)
+    if merged is None or not kdual.fits(merged.x, obj):
+        return None
+    box = merged.weights(svm._box(y.to(DT), obj) * op.n) / len(merged.y)  # copies' sums
+    got = kdual.solve(merged.x, merged.y, obj, box=box)
+    if got["w"] is None:
+        return None
+    got["alpha"] = merged.spread(got["alpha"])
+    got["detail"] += f", on the {len(merged.y)} distinct of {op.n} rows"
+    got = _certified(prob, obj, got)
+    return got if got["converged"] else None
 
 
 def _hard_near(prob: Problem, w: torch.Tensor) -> dict | None:
@@ -278,7 +301,7 @@ def _chain(prob: Problem, lams: list, last: dict | None) -> dict:
     the margin at 1e-4, 1e-6 and 1e-8)."""
     ends = {}
     for lam in lams:
-        last = ends[lam] = {**solve_at(prob, lam, last), "ridge": lam}
+        last = ends[lam] = {**_path_point(prob, lam, last), "ridge": lam}
     return ends
 
 

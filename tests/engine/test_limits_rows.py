@@ -97,3 +97,37 @@ def test_exact_finish_on_distinct_rows_certified_on_every_row(monkeypatch):
     theirs = hinge.solve(Dense(x), y, obj)
     assert "finished" not in theirs["detail"] and ours["iterations"] < theirs["iterations"]
     assert float((ours["w"] - theirs["w"]).norm()) <= 1e-3 * float(theirs["w"].norm())
+
+
+def test_first_path_point_by_the_kernel_dual_on_distinct_rows(monkeypatch):
+    """The λ → 0 path's first point on a sample whose 3 000 rows are 61 distinct points of 40
+    features: the whole sample is too tall for the kernel dual (n > 2p), its distinct rows are
+    not; the dual on them, each row's box the sum of its copies', is the Newton's optimum on
+    every row, certified there with its α spread over the copies; the next point's Newton
+    starts from it."""
+    from dataclasses import replace
+
+    from engine.limits import kdual, path, svm
+    from engine.limits.problem import Problem
+
+    x, y = _repeated(3000, 40, 60, seed=5, noise=1.0)
+    obj = Objective("hinge", 0.0, tie_break=True)
+    prob = Problem(Dense(x), Dense(x[:50]), y, y[:50], obj)
+    assert not kdual.fits(prob.train, obj) and kdual.fits(rows.distinct(prob.train, y).x, obj)
+    at = replace(obj, lam=1e-2)
+    ours = path._path_point(prob, 1e-2, None)
+    assert ours["detail"].startswith("projected Newton on the kernel's dual")
+    assert ours["detail"].endswith("on the 61 distinct of 3000 rows")
+    assert len(ours["alpha"]) == 3000 and bool((ours["alpha"] <= 1 / 3000 + 1e-15).all())
+    assert ours["converged"] and ours["certificate"] <= 1e-9  # taken on every row
+    newton = hinge.solve(Dense(x), y, at)
+    assert newton["converged"]
+    ours_p = svm.primal_value(prob.train, y, at, ours["w"], None)
+    assert ours_p <= svm.primal_value(prob.train, y, at, newton["w"], None) + 1e-12
+    assert float((ours["w"] - newton["w"]).norm()) <= 1e-4 * float(newton["w"].norm())
+    nxt = path._path_point(prob, 1e-4, ours)
+    assert "started from the last path point's answer" in nxt["detail"] and nxt["converged"]
+    assert path._path_point(prob, 1e-6, None)["detail"].startswith("Newton")  # below EARLY
+    _unmerged(monkeypatch)  # no distinct rows: the Newton, as before
+    assert path._path_point(Problem(Dense(x), Dense(x[:50]), y, y[:50], obj), 1e-2,
+                            None)["detail"].startswith("Newton")
