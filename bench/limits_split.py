@@ -6,8 +6,9 @@ answer alone on a fresh problem, without the ridge path's points (the hard-margi
     python -m bench.limits_split --preset gfl-multi-index --alone
     python -m bench.limits_split --preset gfl-parity-blocks
 
-One torch thread; prints the figures, writes nothing. --alone on gfl-parity-blocks' NTK takes
-about 30 s (its hard margin from a cold start: the path is what makes it quick there)."""
+The run on one torch thread, the limits on --limit-threads (default one); prints the figures,
+writes nothing. --alone on gfl-parity-blocks' NTK takes about 15 s (its hard margin from a cold
+start: the path is what makes it quick there)."""
 
 from __future__ import annotations
 
@@ -45,19 +46,21 @@ def alone(prob) -> tuple[str, float]:
     return what, time.perf_counter() - t0
 
 
-def measure(preset: str, seed: int, with_alone: bool) -> list[str]:
-    """The lines for one preset."""
+def measure(preset: str, seed: int, with_alone: bool, threads: int = 1) -> list[str]:
+    """The lines for one preset: the run on one torch thread, the limits on `threads`."""
     cfg = preset_config(preset).replace(seed=seed)
     t0 = time.perf_counter()
-    comp = Comparison(cfg, procedure_of(cfg).defaults, device="cpu")
-    comp.run_all()
+    with torch_threads(1):
+        comp = Comparison(cfg, procedure_of(cfg).defaults, device="cpu")
+        comp.run_all()
     run_s = time.perf_counter() - t0
     lines, total, without = [], 0.0, 0.0
     for method, run in comp.runs.items():
-        lim = limit_of(run)
+        with torch_threads(threads):
+            lim = limit_of(run)
         if lim is None or lim.get("refused"):
             continue
-        with blas_held(), torch.no_grad():
+        with torch_threads(threads), blas_held(), torch.no_grad():
             t0 = time.perf_counter()
             prob = sources.problem_of(run)  # built again: limit_of's is not kept
             built = time.perf_counter() - t0
@@ -67,7 +70,8 @@ def measure(preset: str, seed: int, with_alone: bool) -> list[str]:
         total, without = total + lim["seconds"], without + built + secs
         lines.append(f"  {method:<10} limit {lim['seconds']:.2f} s; problem {built:.2f} s"
                      + (f"; {what} {secs:.2f} s" if with_alone else ""))
-    head = f"{preset}: run {run_s:.2f} s, limits {total:.2f} s ({total / run_s:.2f})"
+    head = (f"{preset}: run {run_s:.2f} s, limits {total:.2f} s ({total / run_s:.2f})"
+            + (f" on {threads} threads" if threads != 1 else ""))
     if with_alone:
         head += f", without the path points {without:.2f} s ({without / run_s:.2f})"
     return [head, *lines]
@@ -80,10 +84,11 @@ def main(argv=None) -> None:
     ap.add_argument("--preset", action="append", required=True, help="a preset (repeatable)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--alone", action="store_true", help="also the λ → 0 answer without the path")
+    ap.add_argument("--limit-threads", type=int, default=1,
+                    help="torch threads for the limits (the run keeps one)")
     args = ap.parse_args(argv)
-    with torch_threads(1):
-        for preset in args.preset:
-            print("\n".join(measure(preset, args.seed, args.alone)), flush=True)
+    for preset in args.preset:
+        print("\n".join(measure(preset, args.seed, args.alone, args.limit_threads)), flush=True)
 
 
 if __name__ == "__main__":
