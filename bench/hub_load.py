@@ -198,7 +198,7 @@ def run(counts: list[int], spread: bool, query: dict, timeout_s: float = 1800,
     """Start the server (asgi.py: hub, workers, /metrics), drive the phases, stop it."""
     import concurrent.futures
 
-    from bench.load import start_server
+    from bench.load_server import start_server
 
     server = start_server()
     try:

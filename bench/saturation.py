@@ -1,6 +1,6 @@
 """Sessions per web process until saturation (issue 37): `python -m bench.saturation`.
 
-The served app (asgi.py: its hub and workers, started by bench.load.start_server) first computes
+The served app (asgi.py: its hub and workers, started by bench.load_server.start_server) first computes
 one link's run (a warm-up session), so every later phase only routes frames: N light sessions
 (bench/light.py: Streamlit's WebSocket protocol, the fragment timer, no browser) open that link
 with step=T at once, for N = 1, 10, 20, 40 … until the frames/s routed stop growing or the
@@ -112,7 +112,7 @@ def line(r: dict) -> str:
 
 def run(counts: list[int], query: dict, timeout_s: float, live: bool = False) -> dict:
     """Start the served app, drive it, stop it."""
-    from bench.load import start_server
+    from bench.load_server import start_server
 
     server = start_server()
     load0 = os.getloadavg()
