@@ -1,9 +1,9 @@
 """Sessions per web process until saturation (issue 37): `python -m bench.saturation`.
 
-The served app (asgi.py: its hub and workers, started by bench.load_server.start_server) first computes
-one link's run (a warm-up session), so every later phase only routes frames: N light sessions
-(bench/light.py: Streamlit's WebSocket protocol, the fragment timer, no browser) open that link
-with step=T at once, for N = 1, 10, 20, 40 … until the frames/s routed stop growing or the
+The served app (asgi.py: its hub and workers, started by bench.load_server.start_server) first
+computes one link's run (a warm-up session), so every later phase only routes frames: N light
+sessions (bench/light.py: Streamlit's WebSocket protocol, the fragment timer, no browser) open
+that link with step=T at once, for N = 1, 10, 20, 40 … until the frames/s routed stop growing or the
 latency grows, or the server uses a whole core (one interpreter: Streamlit's work shares one
 lock). Per phase: sessions, frames/s routed, time to step T (median / last), the server's CPU
 (cores, from /proc), its peak RSS and the RSS per session above the idle server. The clients
